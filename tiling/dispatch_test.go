@@ -1,0 +1,86 @@
+package tiling
+
+import (
+	"testing"
+
+	"github.com/ggsim/ggsim/quant"
+	"github.com/ggsim/ggsim/sim"
+)
+
+func dev(t *testing.T, name string) sim.Device {
+	t.Helper()
+	d, err := sim.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestMulMatH200(t *testing.T) {
+	h200 := dev(t, "H200")
+	for _, typ := range []quant.Type{quant.Q4_0, quant.Q4_K, quant.Q6_K, quant.IQ2_XXS, quant.IQ1_M, quant.NVFP4} {
+		for m := int64(1); m <= 8; m++ {
+			if got := MulMat(h200, typ, m); got.Kernel != KernelMMVQ {
+				t.Errorf("%v m=%d: %v (%s), want mmvq", typ, m, got.Kernel, got.Reason)
+			}
+		}
+		want := KernelMMQ
+		if typ == quant.IQ1_M { // no MMQ for IQ1_M: cuBLAS
+			want = KernelNone
+		}
+		for _, m := range []int64{9, 33, 130, 4096} {
+			if got := MulMat(h200, typ, m); got.Kernel != want {
+				t.Errorf("%v m=%d: %v (%s), want %v", typ, m, got.Kernel, got.Reason, want)
+			}
+		}
+	}
+	if got := MulMat(h200, quant.F16, 1); got.Kernel != KernelNone {
+		t.Errorf("f16: %v, want none", got.Kernel)
+	}
+}
+
+func TestMulMatAdaThresholds(t *testing.T) {
+	ada := dev(t, "RTX 4090")
+	cases := []struct {
+		typ  quant.Type
+		maxV int64
+	}{{quant.Q2_K, 4}, {quant.Q3_K, 6}, {quant.Q4_K, 7}, {quant.Q5_K, 7}, {quant.Q6_K, 8}, {quant.Q4_0, 8}}
+	for _, c := range cases {
+		for m := int64(1); m <= 9; m++ {
+			want := KernelMMVQ
+			if m > c.maxV {
+				want = KernelMMQ
+			}
+			if got := MulMat(ada, c.typ, m).Kernel; got != want {
+				t.Errorf("%v m=%d on 4090: %v, want %v", c.typ, m, got, want)
+			}
+		}
+	}
+}
+
+func TestMulMatIDH200(t *testing.T) {
+	h200 := dev(t, "H200")
+	for _, typ := range []quant.Type{quant.Q4_K, quant.Q8_0, quant.Q6_K, quant.MXFP4, quant.Q3_K} {
+		for n := int64(1); n <= 8; n++ {
+			if got := MulMatID(h200, typ, n, 4); got.Kernel != KernelMMVQ {
+				t.Errorf("%v tokens=%d: %v, want mmvq", typ, n, got.Kernel)
+			}
+		}
+		if got := MulMatID(h200, typ, 40, 4); got.Kernel != KernelMMQ {
+			t.Errorf("%v tokens=40: %v, want mmq", typ, got.Kernel)
+		}
+	}
+}
+
+func TestMMIDMaxBatchTuring(t *testing.T) {
+	// Turing/Ampere (750 <= cc < 890) use the turing_plus table; Ada and Hopper always 8.
+	if got := MMVQMMIDMaxBatch(quant.Q3_K, 800); got != 5 {
+		t.Errorf("q3_K on cc 800: %d, want 5", got)
+	}
+	if got := MMVQMMIDMaxBatch(quant.Q3_K, 900); got != 8 {
+		t.Errorf("q3_K on cc 900: %d, want 8", got)
+	}
+	if got := MMVQMMIDMaxBatch(quant.Q6_K, 610); got != 4 {
+		t.Errorf("q6_K on cc 610: %d, want 4", got)
+	}
+}
