@@ -3,8 +3,10 @@
 //
 // Conversions: FromFloat32 rounds to nearest even, produces binary16 subnormals (never
 // flushes) and overflows to ±Inf, as cvt.rn.f16.f32 on the GPU and GGML_FP32_TO_FP16 on
-// the CPU. ToFloat32 is exact. NaNs keep their sign and the top payload bits, and are
-// quieted.
+// the CPU do for every non-NaN input. ToFloat32 is exact. NaNs differ between the three:
+// FromFloat32 keeps a NaN's sign and top payload bits (quieted); the GPU's __float2half
+// gives 0x7fff for every NaN (sim.F2H models that, measured on an H200); ggml's CPU
+// conversion gives 0x7e00 with the sign (quant's fp32ToFP16 models that).
 package f16
 
 import "github.com/x448/float16"
