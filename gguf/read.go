@@ -1,0 +1,706 @@
+package gguf
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/bits"
+	"os"
+	"sort"
+
+	"github.com/ggsim/ggsim/quant"
+)
+
+// Format constants (gguf.h and ggml.h at ggml d99724f2b141).
+const (
+	Magic            = "GGUF" // the first four bytes of every GGUF file
+	Version          = 3      // the version Writer writes (GGUF_VERSION)
+	DefaultAlignment = 32     // GGUF_DEFAULT_ALIGNMENT, used when general.alignment is absent
+	MaxDims          = 4      // GGML_MAX_DIMS: a tensor has at most this many dimensions
+	MaxNameLen       = 63     // GGML_MAX_NAME-1: the longest tensor name ggml accepts, in bytes
+	MaxArrayDepth    = 16     // the deepest nesting of arrays this package reads
+	KeyAlignment     = "general.alignment"
+)
+
+// FormatError reports a malformed or unsupported GGUF file: what is wrong and where.
+type FormatError struct {
+	Offset  int64  // byte offset in the file of the field found wrong
+	Context string // what was being read: `header`, `key "general.name"`, `tensor "w" (#3)`
+	Msg     string
+	Err     error // the underlying error (io.ErrUnexpectedEOF, an I/O error), or nil
+}
+
+func (e *FormatError) Error() string {
+	s := fmt.Sprintf("gguf: byte %d: ", e.Offset)
+	if e.Context != "" {
+		s += e.Context + ": "
+	}
+	s += e.Msg
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *FormatError) Unwrap() error { return e.Err }
+
+// TensorInfo describes one tensor as its info record in the file does.
+type TensorInfo struct {
+	Name string
+	Type quant.Type
+	// Dims are the n_dims dimensions stored in the file, ggml order (Dims[0] is the
+	// contiguous one). ggml's writer drops trailing 1s, so a [K, 1] tensor is stored as [K].
+	Dims []int64
+	// Offset is the tensor's start relative to the data section (a multiple of the
+	// alignment); File.DataOffset+Offset is its position in the file.
+	Offset uint64
+	// Size is the tensor's size in bytes: ggml_nbytes = ne[0]/blck·type_size·ne[1]·ne[2]·ne[3].
+	Size int64
+	// InfoOffset is where the tensor's info record starts in the file.
+	InfoOffset int64
+}
+
+// NE returns the shape as ggml's ne[4]: Dims padded with 1s.
+func (t TensorInfo) NE() [MaxDims]int64 {
+	ne := [MaxDims]int64{1, 1, 1, 1}
+	copy(ne[:], t.Dims)
+	return ne
+}
+
+// NumElements returns ne[0]·ne[1]·ne[2]·ne[3] (validated not to overflow when read).
+func (t TensorInfo) NumElements() int64 {
+	n := int64(1)
+	for _, d := range t.Dims {
+		n *= d
+	}
+	return n
+}
+
+// File is a parsed GGUF file: header, metadata and tensor infos, and the means to read
+// tensor data on demand. Every tensor's data was checked, when the file was read, to lie
+// inside the file, aligned and not overlapping another tensor.
+type File struct {
+	Version   uint32       // 2 or 3
+	KV        []KV         // metadata in file order; keys are unique
+	Tensors   []TensorInfo // tensor infos in file order; names are unique
+	Alignment int64        // general.alignment, or DefaultAlignment
+	// DataOffset is the start of the data section: the end of the tensor infos rounded up
+	// to Alignment.
+	DataOffset int64
+	Size       int64 // the file's size in bytes
+
+	r       io.ReaderAt
+	closer  io.Closer
+	kvIdx   map[string]int
+	tensIdx map[string]int
+}
+
+// Open reads the GGUF file at path. The file stays open for tensor data until Close.
+func Open(path string) (*File, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := fh.Stat()
+	if err != nil {
+		fh.Close()
+		return nil, err
+	}
+	f, err := Read(fh, st.Size())
+	if err != nil {
+		fh.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	f.closer = fh
+	return f, nil
+}
+
+// Close closes the file Open opened; it does nothing for a File from Read.
+func (f *File) Close() error {
+	if f.closer == nil {
+		return nil
+	}
+	c := f.closer
+	f.closer = nil
+	return c.Close()
+}
+
+// Lookup returns the value of key.
+func (f *File) Lookup(key string) (Value, bool) {
+	i, ok := f.kvIdx[key]
+	if !ok {
+		return Value{}, false
+	}
+	return f.KV[i].Value, true
+}
+
+// ErrKeyNotFound and ErrWrongType are wrapped by the errors of Get and GetArray.
+var (
+	ErrKeyNotFound = errors.New("key not found")
+	ErrWrongType   = errors.New("wrong value type")
+)
+
+// Get returns the scalar of type T stored under key, or an error naming the key if it is
+// missing (wrapping ErrKeyNotFound) or of another type (wrapping ErrWrongType).
+func Get[T Scalar](f *File, key string) (T, error) {
+	var zero T
+	v, ok := f.Lookup(key)
+	if !ok {
+		return zero, fmt.Errorf("gguf: key %q: %w", key, ErrKeyNotFound)
+	}
+	x, ok := As[T](v)
+	if !ok {
+		return zero, fmt.Errorf("gguf: key %q is %s, want %v: %w", key, typeDesc(v), scalarType(zero), ErrWrongType)
+	}
+	return x, nil
+}
+
+// GetArray returns the array of T stored under key, with errors as Get's.
+func GetArray[T Scalar](f *File, key string) ([]T, error) {
+	v, ok := f.Lookup(key)
+	if !ok {
+		return nil, fmt.Errorf("gguf: key %q: %w", key, ErrKeyNotFound)
+	}
+	x, ok := AsSlice[T](v)
+	if !ok {
+		var zero T
+		return nil, fmt.Errorf("gguf: key %q is %s, want array of %v: %w", key, typeDesc(v), scalarType(zero), ErrWrongType)
+	}
+	return x, nil
+}
+
+func typeDesc(v Value) string {
+	if v.typ == TypeArray {
+		return "array of " + v.elem.String()
+	}
+	return v.typ.String()
+}
+
+// Tensor returns the info of the tensor called name.
+func (f *File) Tensor(name string) (TensorInfo, bool) {
+	i, ok := f.tensIdx[name]
+	if !ok {
+		return TensorInfo{}, false
+	}
+	return f.Tensors[i], true
+}
+
+// TensorReader returns a reader of exactly the bytes of tensor name, read from the file on
+// demand.
+func (f *File) TensorReader(name string) (*io.SectionReader, error) {
+	t, ok := f.Tensor(name)
+	if !ok {
+		return nil, fmt.Errorf("gguf: no tensor %q", name)
+	}
+	return io.NewSectionReader(f.r, f.DataOffset+int64(t.Offset), t.Size), nil
+}
+
+// TensorData reads the bytes of tensor name (exactly its Size).
+func (f *File) TensorData(name string) ([]byte, error) {
+	t, ok := f.Tensor(name)
+	if !ok {
+		return nil, fmt.Errorf("gguf: no tensor %q", name)
+	}
+	b := make([]byte, t.Size)
+	off := f.DataOffset + int64(t.Offset)
+	if n, err := f.r.ReadAt(b, off); n != len(b) {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, &FormatError{Offset: off + int64(n), Context: fmt.Sprintf("tensor %q", name), Msg: "reading tensor data", Err: err}
+	}
+	return b, nil
+}
+
+// CheckGGMLLayout reports whether ggml's own reader (gguf_init_from_file at d99724f2b141)
+// would accept the tensor layout: ggml requires tensor i to start exactly where tensor i-1
+// ends rounded up to the alignment (the first at 0), the whole padded data section to lie
+// in the file, and no nested arrays in the metadata. Read accepts any aligned,
+// non-overlapping layout, as the GGUF spec does.
+func (f *File) CheckGGMLLayout() error {
+	for _, kv := range f.KV {
+		if kv.Value.typ == TypeArray && kv.Value.elem == TypeArray {
+			return fmt.Errorf("gguf: key %q is a nested array, which ggml does not read", kv.Key)
+		}
+	}
+	var want uint64
+	for i, t := range f.Tensors {
+		if t.Offset != want {
+			return fmt.Errorf("gguf: tensor %q (#%d) is at data offset %d, ggml expects %d", t.Name, i, t.Offset, want)
+		}
+		want += uint64(alignUp(t.Size, f.Alignment))
+	}
+	if len(f.Tensors) > 0 && f.DataOffset+int64(want) > f.Size {
+		return fmt.Errorf("gguf: the padded data section ends at byte %d, past the end of the file (%d bytes)", f.DataOffset+int64(want), f.Size)
+	}
+	return nil
+}
+
+func alignUp(x, a int64) int64 { return (x + a - 1) / a * a }
+
+// decoder reads the sequential part of a file (header, metadata, tensor infos).
+type decoder struct {
+	br   *bufio.Reader
+	off  int64 // bytes consumed so far
+	size int64 // file size
+	ctx  string
+	buf  [8]byte
+}
+
+func (d *decoder) remain() int64 { return d.size - d.off }
+
+func (d *decoder) errf(at int64, format string, args ...any) error {
+	return &FormatError{Offset: at, Context: d.ctx, Msg: fmt.Sprintf(format, args...)}
+}
+
+// read fills p or returns an error naming what was being read.
+func (d *decoder) read(p []byte, what string) error {
+	at := d.off
+	if int64(len(p)) > d.remain() {
+		return &FormatError{Offset: at, Context: d.ctx, Msg: fmt.Sprintf("reading %s: need %d bytes, %d remain", what, len(p), d.remain()), Err: io.ErrUnexpectedEOF}
+	}
+	n, err := io.ReadFull(d.br, p)
+	d.off += int64(n)
+	if err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return &FormatError{Offset: at, Context: d.ctx, Msg: "reading " + what, Err: err}
+	}
+	return nil
+}
+
+func (d *decoder) u32(what string) (uint32, error) {
+	if err := d.read(d.buf[:4], what); err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint32(d.buf[:4]), nil
+}
+
+func (d *decoder) u64(what string) (uint64, error) {
+	if err := d.read(d.buf[:8], what); err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint64(d.buf[:8]), nil
+}
+
+// str reads a GGUF string: u64 length then bytes.
+func (d *decoder) str(what string) (string, error) {
+	at := d.off
+	n, err := d.u64(what + " length")
+	if err != nil {
+		return "", err
+	}
+	if n > uint64(d.remain()) {
+		return "", &FormatError{Offset: at, Context: d.ctx, Msg: fmt.Sprintf("%s of %d bytes runs past the end of the file (%d bytes remain)", what, n, d.remain()), Err: io.ErrUnexpectedEOF}
+	}
+	b := make([]byte, n)
+	if err := d.read(b, what); err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// Read parses the GGUF file of size bytes that r reads: header, metadata and tensor infos,
+// with every check of ggml's reader and more (see the package doc). Tensor data is not read
+// until asked for; r must stay readable while the File is used.
+func Read(r io.ReaderAt, size int64) (*File, error) {
+	if size < 0 {
+		return nil, fmt.Errorf("gguf: negative file size %d", size)
+	}
+	d := &decoder{br: bufio.NewReaderSize(io.NewSectionReader(r, 0, size), 64<<10), size: size, ctx: "header"}
+	f := &File{r: r, Size: size, kvIdx: map[string]int{}, tensIdx: map[string]int{}}
+
+	var magic [4]byte
+	if err := d.read(magic[:], "magic"); err != nil {
+		return nil, err
+	}
+	if string(magic[:]) != Magic {
+		return nil, d.errf(0, "bad magic %q, want %q", magic[:], Magic)
+	}
+	v, err := d.u32("version")
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case v == 0:
+		return nil, d.errf(4, "bad GGUF version 0")
+	case v&0xFFFF == 0:
+		return nil, d.errf(4, "GGUF version %#x: a big-endian file? only little-endian files are read", v)
+	case v == 1:
+		return nil, d.errf(4, "GGUF version 1 is not supported (ggml dropped it)")
+	case v > Version:
+		return nil, d.errf(4, "GGUF version %d is newer than the supported %d", v, Version)
+	}
+	f.Version = v
+
+	nt, err := d.u64("tensor count")
+	if err != nil {
+		return nil, err
+	}
+	nkv, err := d.u64("metadata count")
+	if err != nil {
+		return nil, err
+	}
+	// Every key/value takes at least 8 (key length) + 1 (key) + 4 (type) + 1 (value)
+	// bytes and every tensor info 8 + 4 + 4 + 8; validate the counts before using them.
+	const minKV, minTensor = 14, 24
+	if nkv > uint64(d.remain())/minKV {
+		return nil, d.errf(16, "metadata count %d cannot fit in the %d bytes after the header", nkv, d.remain())
+	}
+	if nt > uint64(d.remain()-int64(nkv)*minKV)/minTensor {
+		return nil, d.errf(8, "tensor count %d cannot fit in the %d bytes after the header", nt, d.remain())
+	}
+
+	f.KV = make([]KV, 0, nkv)
+	alignAt := int64(0)
+	for i := uint64(0); i < nkv; i++ {
+		at := d.off
+		d.ctx = fmt.Sprintf("metadata #%d", i)
+		key, err := d.str("key")
+		if err != nil {
+			return nil, err
+		}
+		if key == "" {
+			return nil, d.errf(at, "empty key")
+		}
+		d.ctx = fmt.Sprintf("key %q", key)
+		if _, dup := f.kvIdx[key]; dup {
+			return nil, d.errf(at, "duplicate key")
+		}
+		tat := d.off
+		t, err := d.u32("value type")
+		if err != nil {
+			return nil, err
+		}
+		val, err := d.value(ValueType(t), tat, 0)
+		if err != nil {
+			return nil, err
+		}
+		if key == KeyAlignment {
+			alignAt = at
+		}
+		f.kvIdx[key] = len(f.KV)
+		f.KV = append(f.KV, KV{Key: key, Value: val})
+	}
+
+	f.Alignment = DefaultAlignment
+	if v, ok := f.Lookup(KeyAlignment); ok {
+		a, ok := As[uint32](v)
+		if !ok {
+			return nil, &FormatError{Offset: alignAt, Context: fmt.Sprintf("key %q", KeyAlignment), Msg: fmt.Sprintf("is %s, must be u32", typeDesc(v))}
+		}
+		if a == 0 || a&(a-1) != 0 {
+			return nil, &FormatError{Offset: alignAt, Context: fmt.Sprintf("key %q", KeyAlignment), Msg: fmt.Sprintf("alignment %d is not a power of 2", a)}
+		}
+		f.Alignment = int64(a)
+	}
+
+	f.Tensors = make([]TensorInfo, 0, nt)
+	for i := uint64(0); i < nt; i++ {
+		t, err := d.tensorInfo(i)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := f.tensIdx[t.Name]; dup {
+			return nil, d.errf(t.InfoOffset, "duplicate tensor name")
+		}
+		f.tensIdx[t.Name] = len(f.Tensors)
+		f.Tensors = append(f.Tensors, t)
+	}
+	d.ctx = "data section"
+
+	f.DataOffset = alignUp(d.off, f.Alignment)
+	if len(f.Tensors) > 0 && f.DataOffset > size {
+		return nil, d.errf(d.off, "the data section would start at byte %d (alignment %d), past the end of the file (%d bytes)", f.DataOffset, f.Alignment, size)
+	}
+	dataLen := uint64(size - f.DataOffset)
+	for i := range f.Tensors {
+		t := &f.Tensors[i]
+		ctx := fmt.Sprintf("tensor %q (#%d)", t.Name, i)
+		if t.Offset%uint64(f.Alignment) != 0 {
+			return nil, &FormatError{Offset: t.InfoOffset, Context: ctx, Msg: fmt.Sprintf("data offset %d is not a multiple of the alignment %d", t.Offset, f.Alignment)}
+		}
+		if t.Offset > dataLen || uint64(t.Size) > dataLen-t.Offset {
+			return nil, &FormatError{Offset: t.InfoOffset, Context: ctx, Msg: fmt.Sprintf("data [%d, +%d) of the data section at byte %d runs past the end of the file (%d bytes)", t.Offset, t.Size, f.DataOffset, size)}
+		}
+	}
+	// No two tensors may share bytes.
+	order := make([]int, len(f.Tensors))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool {
+		ta, tb := f.Tensors[order[a]], f.Tensors[order[b]]
+		if ta.Offset != tb.Offset {
+			return ta.Offset < tb.Offset
+		}
+		return ta.Size < tb.Size
+	})
+	var end uint64 // the furthest end of the non-empty tensors so far, and whose it is
+	var last TensorInfo
+	for _, k := range order {
+		t := f.Tensors[k]
+		if t.Size == 0 {
+			continue
+		}
+		if t.Offset < end {
+			return nil, &FormatError{Offset: t.InfoOffset, Context: fmt.Sprintf("tensor %q (#%d)", t.Name, k),
+				Msg: fmt.Sprintf("data [%d, +%d) overlaps tensor %q's [%d, +%d)", t.Offset, t.Size, last.Name, last.Offset, last.Size)}
+		}
+		end, last = t.Offset+uint64(t.Size), t
+	}
+	return f, nil
+}
+
+// value reads a value of type t whose type field was at byte tat; depth counts enclosing
+// arrays.
+func (d *decoder) value(t ValueType, tat int64, depth int) (Value, error) {
+	var b [8]byte
+	switch t {
+	case TypeString:
+		s, err := d.str("string value")
+		return ScalarOf(s), err
+	case TypeArray:
+		return d.array(tat, depth)
+	}
+	n := t.fixedSize()
+	if n == 0 {
+		return Value{}, d.errf(tat, "unknown value type %d", uint32(t))
+	}
+	if err := d.read(b[:n], t.String()+" value"); err != nil {
+		return Value{}, err
+	}
+	le := binary.LittleEndian
+	switch t {
+	case TypeUint8:
+		return ScalarOf(b[0]), nil
+	case TypeInt8:
+		return ScalarOf(int8(b[0])), nil
+	case TypeUint16:
+		return ScalarOf(le.Uint16(b[:])), nil
+	case TypeInt16:
+		return ScalarOf(int16(le.Uint16(b[:]))), nil
+	case TypeUint32:
+		return ScalarOf(le.Uint32(b[:])), nil
+	case TypeInt32:
+		return ScalarOf(int32(le.Uint32(b[:]))), nil
+	case TypeFloat32:
+		return ScalarOf(math.Float32frombits(le.Uint32(b[:]))), nil
+	case TypeBool:
+		return ScalarOf(b[0] != 0), nil // as ggml: any non-zero byte is true
+	case TypeUint64:
+		return ScalarOf(le.Uint64(b[:])), nil
+	case TypeInt64:
+		return ScalarOf(int64(le.Uint64(b[:]))), nil
+	default: // TypeFloat64
+		return ScalarOf(math.Float64frombits(le.Uint64(b[:]))), nil
+	}
+}
+
+// array reads an array's element type, length and elements (the array type field was at
+// tat).
+func (d *decoder) array(tat int64, depth int) (Value, error) {
+	if depth >= MaxArrayDepth {
+		return Value{}, d.errf(tat, "arrays nested deeper than %d", MaxArrayDepth)
+	}
+	eat := d.off
+	e32, err := d.u32("array element type")
+	if err != nil {
+		return Value{}, err
+	}
+	et := ValueType(e32)
+	if !et.Valid() {
+		return Value{}, d.errf(eat, "array of unknown value type %d", e32)
+	}
+	lat := d.off
+	n, err := d.u64("array length")
+	if err != nil {
+		return Value{}, err
+	}
+	if min := et.minSize(); n > uint64(d.remain())/uint64(min) {
+		return Value{}, &FormatError{Offset: lat, Context: d.ctx, Msg: fmt.Sprintf("array of %d %v needs at least %d bytes each, only %d bytes remain", n, et, min, d.remain()), Err: io.ErrUnexpectedEOF}
+	}
+	switch et {
+	case TypeString:
+		s := make([]string, n)
+		for i := range s {
+			if s[i], err = d.str(fmt.Sprintf("string element %d", i)); err != nil {
+				return Value{}, err
+			}
+		}
+		return ArrayOf(s), nil
+	case TypeArray:
+		vs := make([]Value, n)
+		for i := range vs {
+			if vs[i], err = d.array(d.off, depth+1); err != nil {
+				return Value{}, err
+			}
+		}
+		return Value{typ: TypeArray, elem: TypeArray, x: vs}, nil
+	}
+	raw := make([]byte, n*uint64(et.fixedSize()))
+	if err := d.read(raw, "array of "+et.String()); err != nil {
+		return Value{}, err
+	}
+	return decodeArray(et, raw, int(n)), nil
+}
+
+func decodeArray(et ValueType, raw []byte, n int) Value {
+	le := binary.LittleEndian
+	switch et {
+	case TypeUint8:
+		return ArrayOf(raw)
+	case TypeInt8:
+		s := make([]int8, n)
+		for i := range s {
+			s[i] = int8(raw[i])
+		}
+		return ArrayOf(s)
+	case TypeBool:
+		s := make([]bool, n)
+		for i := range s {
+			s[i] = raw[i] != 0
+		}
+		return ArrayOf(s)
+	case TypeUint16:
+		s := make([]uint16, n)
+		for i := range s {
+			s[i] = le.Uint16(raw[2*i:])
+		}
+		return ArrayOf(s)
+	case TypeInt16:
+		s := make([]int16, n)
+		for i := range s {
+			s[i] = int16(le.Uint16(raw[2*i:]))
+		}
+		return ArrayOf(s)
+	case TypeUint32:
+		s := make([]uint32, n)
+		for i := range s {
+			s[i] = le.Uint32(raw[4*i:])
+		}
+		return ArrayOf(s)
+	case TypeInt32:
+		s := make([]int32, n)
+		for i := range s {
+			s[i] = int32(le.Uint32(raw[4*i:]))
+		}
+		return ArrayOf(s)
+	case TypeFloat32:
+		s := make([]float32, n)
+		for i := range s {
+			s[i] = math.Float32frombits(le.Uint32(raw[4*i:]))
+		}
+		return ArrayOf(s)
+	case TypeUint64:
+		s := make([]uint64, n)
+		for i := range s {
+			s[i] = le.Uint64(raw[8*i:])
+		}
+		return ArrayOf(s)
+	case TypeInt64:
+		s := make([]int64, n)
+		for i := range s {
+			s[i] = int64(le.Uint64(raw[8*i:]))
+		}
+		return ArrayOf(s)
+	default: // TypeFloat64
+		s := make([]float64, n)
+		for i := range s {
+			s[i] = math.Float64frombits(le.Uint64(raw[8*i:]))
+		}
+		return ArrayOf(s)
+	}
+}
+
+// tensorInfo reads one tensor info record and checks it as ggml does: name length, n_dims,
+// non-negative ne with a representable product, a supported type whose block divides ne[0],
+// and a representable byte size.
+func (d *decoder) tensorInfo(i uint64) (TensorInfo, error) {
+	d.ctx = fmt.Sprintf("tensor #%d", i)
+	t := TensorInfo{InfoOffset: d.off}
+	name, err := d.str("tensor name")
+	if err != nil {
+		return t, err
+	}
+	if len(name) > MaxNameLen {
+		return t, d.errf(t.InfoOffset, "tensor name of %d bytes is longer than ggml's limit of %d", len(name), MaxNameLen)
+	}
+	t.Name = name
+	d.ctx = fmt.Sprintf("tensor %q (#%d)", name, i)
+	nat := d.off
+	nd, err := d.u32("n_dims")
+	if err != nil {
+		return t, err
+	}
+	if nd > MaxDims {
+		return t, d.errf(nat, "n_dims %d is more than %d", nd, MaxDims)
+	}
+	t.Dims = make([]int64, nd)
+	nel := uint64(1)
+	overflow := false
+	for j := range t.Dims {
+		at := d.off
+		u, err := d.u64(fmt.Sprintf("ne[%d]", j))
+		if err != nil {
+			return t, err
+		}
+		if u > math.MaxInt64 {
+			return t, d.errf(at, "ne[%d] = %d is negative", j, int64(u))
+		}
+		t.Dims[j] = int64(u)
+		hi, lo := bits.Mul64(nel, u)
+		if hi != 0 || lo > math.MaxInt64 {
+			overflow = true
+		}
+		nel = lo
+	}
+	if overflow && !zeroDim(t.Dims) {
+		return t, d.errf(nat, "shape %v has more than 2^63-1 elements", t.Dims)
+	}
+	if zeroDim(t.Dims) {
+		nel = 0
+	}
+	tat := d.off
+	ty, err := d.u32("type")
+	if err != nil {
+		return t, err
+	}
+	t.Type = quant.Type(ty)
+	if t.Type >= quant.TypeCount {
+		return t, d.errf(tat, "unknown ggml type %d (ggml defines 0..%d)", ty, quant.TypeCount-1)
+	}
+	if !t.Type.Valid() {
+		return t, d.errf(tat, "ggml type %d (%v) was removed from ggml", ty, t.Type)
+	}
+	bs, ts := uint64(t.Type.BlockSize()), uint64(t.Type.TypeSize())
+	ne0 := uint64(1)
+	if nd > 0 {
+		ne0 = uint64(t.Dims[0])
+	}
+	if ne0%bs != 0 {
+		return t, d.errf(tat, "ne[0] = %d is not a multiple of the %v block size %d", ne0, t.Type, bs)
+	}
+	hi, lo := bits.Mul64(nel/bs, ts)
+	if hi != 0 || lo > math.MaxInt64 {
+		return t, d.errf(tat, "shape %v of %v is more than 2^63-1 bytes", t.Dims, t.Type)
+	}
+	t.Size = int64(lo)
+	if t.Offset, err = d.u64("data offset"); err != nil {
+		return t, err
+	}
+	return t, nil
+}
+
+func zeroDim(ne []int64) bool {
+	for _, x := range ne {
+		if x == 0 {
+			return true
+		}
+	}
+	return false
+}
