@@ -1,0 +1,444 @@
+package mmvq
+
+import (
+	"fmt"
+
+	"github.com/ggsim/ggsim/quant"
+	"github.com/ggsim/ggsim/sim"
+)
+
+// MaxBatch is MMVQ_MAX_BATCH_SIZE: the most columns (tokens) one MMVQ launch handles.
+const MaxBatch = 8
+
+// Table is ggml's mmvq_parameter_table_id: which parameter table calc_nwarps and
+// calc_rows_per_block use on a device.
+type Table int
+
+// The parameter tables of src/ggml-cuda/mmvq.cu (d99724f2b141).
+const (
+	TableGeneric Table = iota // MMVQ_PARAMETERS_GENERIC
+	TableTuring               // MMVQ_PARAMETERS_TURING
+	TableGCN                  // MMVQ_PARAMETERS_GCN (GCN and CDNA)
+	TableRDNA2                // MMVQ_PARAMETERS_RDNA2 (RDNA2 and RDNA3.5)
+	TableRDNA3_0              // MMVQ_PARAMETERS_RDNA3_0
+	TableRDNA4                // MMVQ_PARAMETERS_RDNA4
+	TableGB10                 // MMVQ_PARAMETERS_GB10 (DGX Spark)
+)
+
+var tableNames = [...]string{"GENERIC", "TURING", "GCN", "RDNA2", "RDNA3_0", "RDNA4", "GB10"}
+
+func (t Table) String() string {
+	if t >= 0 && int(t) < len(tableNames) {
+		return tableNames[t]
+	}
+	return fmt.Sprintf("Table(%d)", int(t))
+}
+
+// TableOf is the host get_device_table_id(cc): RDNA4, RDNA3.0, RDNA2/RDNA3.5, GCN/CDNA by
+// cc; on NVIDIA TURING when the highest compiled arch is in [750, 800), GB10 when it is
+// 1210; GENERIC otherwise (every other NVIDIA device, RDNA1, Moore Threads).
+func TableOf(dev *sim.Device) Table {
+	cc := dev.CC
+	switch {
+	case sim.CCIsRDNA4(cc):
+		return TableRDNA4
+	case sim.CCIsRDNA3_0(cc):
+		return TableRDNA3_0
+	case sim.CCIsRDNA2(cc) || sim.CCIsRDNA3_5(cc):
+		return TableRDNA2
+	case sim.CCIsGCN(cc) || sim.CCIsCDNA(cc):
+		return TableGCN
+	}
+	if sim.CCIsNVIDIA(cc) {
+		hc := dev.HighestCompiledArch()
+		if hc >= sim.CCTuring && hc < sim.CCAmpere {
+			return TableTuring
+		}
+		if hc == sim.CCDGXSpark {
+			return TableGB10
+		}
+	}
+	return TableGeneric
+}
+
+// CalcNWarps is calc_nwarps(type, ncols_dst, table_id, small_k, halve_iters). Like ggml
+// it returns 1 for column counts a table does not list (ncols_dst > 8).
+func CalcNWarps(t quant.Type, ncols int, table Table, smallK, halveIters bool) int {
+	switch table {
+	case TableGeneric:
+		switch {
+		case ncols >= 1 && ncols <= 4:
+			return 4
+		case ncols >= 5 && ncols <= 8:
+			return 2
+		}
+		return 1
+	case TableGCN:
+		if ncols >= 1 && ncols <= 4 {
+			return 2
+		}
+		return 1
+	case TableRDNA4:
+		if ncols == 1 {
+			switch t {
+			case quant.Q4_0, quant.Q4_1, quant.Q5_0, quant.Q5_1, quant.Q8_0, quant.Q2_K,
+				quant.Q4_K, quant.Q5_K, quant.Q6_K, quant.IQ4_NL, quant.IQ4_XS:
+				return 8
+			}
+		}
+		return 1
+	case TableRDNA3_0:
+		if ncols == 1 {
+			switch t {
+			case quant.Q4_0, quant.Q4_1, quant.Q5_0, quant.Q5_1, quant.Q8_0, quant.IQ4_NL:
+				return 8
+			case quant.Q6_K:
+				return 2
+			}
+		}
+		return 1
+	case TableTuring:
+		if ncols == 1 {
+			switch t {
+			case quant.Q2_K, quant.Q3_K, quant.Q4_K, quant.Q5_K, quant.Q6_K:
+				return 2
+			}
+			return 4
+		}
+		switch {
+		case ncols >= 2 && ncols <= 4:
+			return 4
+		case ncols >= 5 && ncols <= 8:
+			return 2
+		}
+		return 1
+	case TableGB10:
+		generic := CalcNWarps(t, ncols, TableGeneric, false, false)
+		if ncols == 1 && !smallK && halveIters {
+			switch t {
+			case quant.Q4_0, quant.Q4_1, quant.Q5_0, quant.Q5_1, quant.Q8_0, quant.Q4_K,
+				quant.Q5_K, quant.Q6_K, quant.IQ4_NL:
+				return 2 * generic
+			}
+		}
+		return generic
+	}
+	return 1
+}
+
+// CalcRowsPerBlock is calc_rows_per_block(ncols_dst, table_id, small_k, nwarps).
+func CalcRowsPerBlock(ncols int, table Table, smallK bool, nwarps int) int {
+	switch table {
+	case TableGeneric, TableGCN, TableTuring, TableGB10:
+		switch {
+		case ncols == 1:
+			if smallK {
+				return nwarps
+			}
+			return 1
+		case ncols >= 2 && ncols <= 8:
+			return 2
+		}
+	}
+	return 1
+}
+
+// MoERowsPerBlock is the rows per CUDA block of mul_mat_vec_q_moe (fixed at 2).
+const MoERowsPerBlock = 2
+
+// MMIDMaxBatch is get_mmvq_mmid_max_batch(type, cc): the most tokens for which
+// MUL_MAT_ID uses MMVQ (above it, MMQ).
+func MMIDMaxBatch(t quant.Type, cc int) int {
+	if sim.CCIsNVIDIA(cc) {
+		if cc == sim.CCVolta || cc >= sim.CCAdaLovelace {
+			return MaxBatch
+		}
+		if cc >= sim.CCTuring {
+			switch t {
+			case quant.IQ2_S, quant.IQ3_XXS, quant.MXFP4, quant.Q2_K:
+				return 7
+			case quant.IQ3_S:
+				return 6
+			case quant.NVFP4:
+				return 8
+			case quant.Q3_K:
+				return 5
+			}
+			return MaxBatch
+		}
+		return mmidPascal[t]
+	}
+	if sim.CCIsAMD(cc) {
+		var m map[quant.Type]int
+		switch {
+		case sim.CCIsRDNA4(cc):
+			m = mmidRDNA4
+		case sim.CCIsRDNA3(cc):
+			m = mmidRDNA3
+		case sim.CCIsRDNA1(cc) || sim.CCIsRDNA2(cc):
+			m = mmidRDNA12
+		case sim.CCIsCDNA(cc):
+			m = mmidCDNA
+		case sim.CCIsGCN(cc):
+			m = mmidGCN
+		}
+		if v, ok := m[t]; ok {
+			return v
+		}
+	}
+	return MaxBatch
+}
+
+func init() {
+	// Types not listed in the pascal table fall back to MMVQ_MAX_BATCH_SIZE.
+	for t := quant.Type(0); t < quant.TypeCount; t++ {
+		if _, ok := mmidPascal[t]; !ok {
+			mmidPascal[t] = MaxBatch
+		}
+	}
+}
+
+var mmidPascal = map[quant.Type]int{
+	quant.IQ1_S: 6, quant.IQ1_M: 6, quant.IQ2_S: 4, quant.IQ2_XS: 5, quant.IQ2_XXS: 5,
+	quant.IQ3_S: 4, quant.IQ3_XXS: 4, quant.IQ4_NL: 6, quant.IQ4_XS: 5, quant.MXFP4: 4,
+	quant.NVFP4: 4, quant.Q2_K: 4, quant.Q3_K: 4, quant.Q4_0: 6, quant.Q4_1: 6, quant.Q4_K: 5,
+	quant.Q5_0: 6, quant.Q5_1: 6, quant.Q5_K: 5, quant.Q6_K: 4, quant.Q8_0: 4,
+}
+
+var mmidGCN = map[quant.Type]int{
+	quant.IQ1_S: 5, quant.IQ1_M: 5, quant.IQ2_S: 4, quant.IQ2_XS: 4, quant.IQ2_XXS: 4,
+	quant.IQ3_S: 4, quant.IQ3_XXS: 4, quant.IQ4_NL: 6, quant.IQ4_XS: 4, quant.Q2_K: 4,
+	quant.Q3_K: 4, quant.Q4_0: 5, quant.Q4_1: 5, quant.Q4_K: 4, quant.Q5_K: 4, quant.Q6_K: 4,
+	quant.Q8_0: 4,
+}
+
+var mmidCDNA = map[quant.Type]int{
+	quant.IQ2_S: 5, quant.IQ2_XS: 5, quant.IQ2_XXS: 5, quant.IQ3_S: 4, quant.IQ3_XXS: 5,
+}
+
+var mmidRDNA12 = map[quant.Type]int{
+	quant.IQ2_S: 4, quant.IQ2_XS: 4, quant.IQ2_XXS: 4, quant.IQ3_S: 4, quant.IQ3_XXS: 4,
+	quant.Q2_K: 7, quant.Q3_K: 4, quant.Q4_K: 5, quant.Q5_K: 6, quant.Q6_K: 5,
+}
+
+var mmidRDNA3 = map[quant.Type]int{
+	quant.IQ1_S: 6, quant.IQ1_M: 6, quant.IQ2_S: 4, quant.IQ2_XS: 4, quant.IQ2_XXS: 4,
+	quant.IQ3_S: 4, quant.IQ3_XXS: 4, quant.IQ4_NL: 6, quant.IQ4_XS: 6, quant.Q4_K: 4,
+	quant.Q5_K: 4, quant.Q6_K: 4,
+}
+
+var mmidRDNA4 = map[quant.Type]int{
+	quant.IQ1_S: 7, quant.IQ1_M: 7, quant.IQ2_S: 4, quant.IQ2_XS: 4, quant.IQ2_XXS: 4,
+	quant.IQ3_S: 4, quant.IQ3_XXS: 4, quant.IQ4_NL: 7, quant.IQ4_XS: 5, quant.MXFP4: 5,
+	quant.NVFP4: 5, quant.Q3_K: 4, quant.Q4_0: 7, quant.Q4_1: 7, quant.Q4_K: 4, quant.Q5_0: 7,
+	quant.Q5_1: 7, quant.Q5_K: 5, quant.Q6_K: 5, quant.Q8_0: 7,
+}
+
+// ShouldUseMMVQ is ggml_cuda_should_use_mmvq(type, cc, ne11): whether MUL_MAT with ne11
+// columns uses MMVQ (for a quantized type) rather than MMQ.
+func ShouldUseMMVQ(t quant.Type, cc int, ne11 int) bool {
+	tr, ok := t.Traits()
+	if !ok || !tr.Quantized {
+		return false
+	}
+	if sim.CCIsNVIDIA(cc) && cc == sim.CCAdaLovelace {
+		switch t {
+		case quant.Q2_K:
+			return ne11 <= 4
+		case quant.Q3_K:
+			return ne11 <= 6
+		case quant.Q4_K, quant.Q5_K:
+			return ne11 <= 7
+		}
+		return ne11 <= MaxBatch
+	}
+	if sim.CCIsNVIDIA(cc) && cc == sim.CCBlackwell {
+		switch t {
+		case quant.Q2_K, quant.Q3_K, quant.Q4_K, quant.Q5_K:
+			return ne11 <= 5
+		case quant.Q6_K:
+			return ne11 <= 7
+		}
+		return ne11 <= MaxBatch
+	}
+	if sim.CCIsNVIDIA(cc) && cc == sim.CCDGXSpark {
+		if t == quant.Q2_K {
+			return ne11 <= 6
+		}
+		return ne11 <= MaxBatch
+	}
+	if sim.CCIsCDNA(cc) {
+		if sim.CCIsCDNA1(cc) {
+			switch t {
+			case quant.Q4_0, quant.Q4_1, quant.Q5_1:
+				return ne11 <= 7
+			case quant.Q8_0:
+				return ne11 <= 6
+			case quant.Q2_K:
+				return ne11 <= 4
+			case quant.Q3_K:
+				return ne11 <= 3
+			case quant.Q4_K:
+				return ne11 <= 2
+			case quant.Q5_K:
+				return ne11 <= 3
+			case quant.Q6_K:
+				return ne11 <= 4
+			case quant.IQ1_S:
+				return ne11 <= 5
+			case quant.IQ2_XXS, quant.IQ3_S, quant.IQ4_XS:
+				return ne11 <= 6
+			}
+			return ne11 <= MaxBatch
+		}
+		switch t {
+		case quant.Q2_K:
+			return ne11 <= 5
+		case quant.Q3_K, quant.Q4_K, quant.Q5_K:
+			return ne11 <= 3
+		case quant.Q6_K:
+			return ne11 <= 5
+		}
+		return ne11 <= MaxBatch
+	}
+	return ne11 <= MaxBatch
+}
+
+// Kernel names which MMVQ kernel a launch uses.
+type Kernel int
+
+const (
+	KernelVec Kernel = iota // mul_mat_vec_q<type, ncols_dst, has_fusion, small_k, halve_iters>
+	KernelMoE               // mul_mat_vec_q_moe<type, 2>
+)
+
+func (k Kernel) String() string {
+	if k == KernelMoE {
+		return "mul_mat_vec_q_moe"
+	}
+	return "mul_mat_vec_q"
+}
+
+// Plan is the launch configuration ggml chooses for one MMVQ call: which kernel, the
+// parameter table, the template flags and the block shape, and the per-thread K
+// partition it implies.
+type Plan struct {
+	Type   quant.Type
+	Kernel Kernel
+	Table  Table
+	// NCols is ncols_dst: columns (MUL_MAT) or tokens (MUL_MAT_ID) per launch.
+	NCols int
+	// SmallK and HalveIters are the template flags chosen by should_use_small_k and
+	// should_halve_iters (ncols_dst == 1 only).
+	SmallK, HalveIters bool
+	// NWarps is the number of warps per block (threadIdx.y); for the MoE kernel the warps
+	// are the tokens and each row is reduced by one warp (Warps is then 1: see
+	// ThreadsPerRow).
+	NWarps int
+	// RowsPerBlock is the rows each CUDA block computes.
+	RowsPerBlock int
+	// WarpSize is the device's physical warp size.
+	WarpSize int
+	// QK, QI, VDR are the type's constants; BlocksPerIter = VDR*threads/QI is the stride
+	// of the x-block loop (threads = NWarps*WarpSize, or WarpSize for the MoE kernel).
+	QK, QI, VDR   int
+	BlocksPerIter int
+}
+
+// ThreadsPerRow is the number of threads that share the K loop of one output: NWarps*32
+// for mul_mat_vec_q, 32 for mul_mat_vec_q_moe.
+func (p *Plan) ThreadsPerRow() int {
+	if p.Kernel == KernelMoE {
+		return p.WarpSize
+	}
+	return p.NWarps * p.WarpSize
+}
+
+// WarpsPerRow is the number of warps whose partial sums are added before the butterfly.
+func (p *Plan) WarpsPerRow() int {
+	if p.Kernel == KernelMoE {
+		return 1
+	}
+	return p.NWarps
+}
+
+func (p *Plan) String() string {
+	return fmt.Sprintf("%v<%v, ncols=%d, small_k=%v, halve_iters=%v> table=%v nwarps=%d rows_per_block=%d blocks_per_iter=%d",
+		p.Kernel, p.Type, p.NCols, p.SmallK, p.HalveIters, p.Table, p.NWarps, p.RowsPerBlock, p.BlocksPerIter)
+}
+
+// MakePlan returns the launch ggml_cuda_mul_mat_vec_q makes for type t with k values per
+// row on dev: ncols columns (ids == false: MUL_MAT) or ncols tokens (ids == true:
+// MUL_MAT_ID; 2..8 tokens use mul_mat_vec_q_moe). It follows
+// mul_mat_vec_q_switch_ncols_dst: should_use_small_k, should_halve_iters, calc_nwarps,
+// calc_rows_per_block. It returns an error if t has no MMVQ kernel, ncols is outside
+// 1..8, k is not a positive multiple of the block size, or the device's warp size is not
+// 32 or 64.
+func MakePlan(dev *sim.Device, t quant.Type, k, ncols int, ids bool) (*Plan, error) {
+	tk, ok := KernelOf(t)
+	if !ok {
+		return nil, fmt.Errorf("mmvq: no mul_mat_vec_q kernel for type %v", t)
+	}
+	if ncols < 1 || ncols > MaxBatch {
+		return nil, fmt.Errorf("mmvq: %d columns: mul_mat_vec_q handles 1..%d", ncols, MaxBatch)
+	}
+	if k <= 0 || k%tk.QK != 0 {
+		return nil, fmt.Errorf("mmvq: row length %d is not a positive multiple of the %v block size %d", k, t, tk.QK)
+	}
+	ws := dev.WarpSize
+	if ws != 32 && ws != 64 {
+		return nil, fmt.Errorf("mmvq: device %q has warp size %d; ggml uses 32 or 64", dev.Name, ws)
+	}
+	table := TableOf(dev)
+	p := &Plan{Type: t, Table: table, NCols: ncols, WarpSize: ws, QK: tk.QK, QI: tk.QI, VDR: tk.VDR}
+	blocksPerRow := k / tk.QK
+	bpi1 := tk.VDR * ws / tk.QI
+	if ids && ncols > 1 {
+		p.Kernel = KernelMoE
+		p.NWarps = ncols // one warp per token
+		p.RowsPerBlock = MoERowsPerBlock
+		p.BlocksPerIter = bpi1
+		return p, nil
+	}
+	cc := dev.CC
+	if ncols == 1 {
+		// should_use_small_k
+		nw := CalcNWarps(t, 1, table, false, false)
+		use := nw > 1 && blocksPerRow < nw*bpi1
+		turingPlus := sim.CCIsNVIDIA(cc) && cc >= sim.CCTuring
+		pascalOlder := sim.CCIsNVIDIA(cc) && cc < sim.CCVolta
+		if turingPlus {
+			if t == quant.IQ3_XXS || t == quant.IQ3_S {
+				use = false
+			}
+		} else if isOneOf(t, quant.IQ1_S, quant.IQ1_M, quant.IQ2_XXS, quant.IQ2_XS, quant.IQ2_S, quant.IQ3_XXS, quant.IQ3_S, quant.IQ4_XS) ||
+			(pascalOlder && isOneOf(t, quant.IQ3_S, quant.Q2_K, quant.Q3_K)) || sim.CCIsRDNA(cc) {
+			use = false
+		}
+		p.SmallK = use
+		if !use && table == TableGB10 && !ids {
+			// should_halve_iters
+			bpi := CalcNWarps(t, 1, table, false, false) * bpi1
+			iters := (blocksPerRow + bpi - 1) / bpi
+			itersWide := (blocksPerRow + 2*bpi - 1) / (2 * bpi)
+			idle := itersWide*2 - iters
+			if idle*8 <= itersWide*2 {
+				// c_halve_iters also requires that the table promotes the type.
+				p.HalveIters = CalcNWarps(t, 1, TableGB10, false, true) != CalcNWarps(t, 1, TableGB10, false, false)
+			}
+		}
+	}
+	p.NWarps = CalcNWarps(t, ncols, table, p.SmallK, p.HalveIters)
+	p.RowsPerBlock = CalcRowsPerBlock(ncols, table, p.SmallK, p.NWarps)
+	p.BlocksPerIter = tk.VDR * p.NWarps * ws / tk.QI
+	return p, nil
+}
+
+func isOneOf(t quant.Type, ts ...quant.Type) bool {
+	for _, u := range ts {
+		if t == u {
+			return true
+		}
+	}
+	return false
+}

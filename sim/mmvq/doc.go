@@ -1,0 +1,52 @@
+// Package mmvq simulates ggml's mul_mat_vec_q (MMVQ) CUDA kernels bit for bit:
+// MUL_MAT of a quantized matrix by 1..8 float32 columns, and MUL_MAT_ID (mixture of
+// experts) for 1..8 tokens, src/ggml-cuda/mmvq.cu and vecdotq.cuh at ggml commit
+// d99724f2b141.
+//
+// # Model
+//
+// The activations are quantized by quantize_q8_1 (sim/q8). MakePlan ports the launch
+// decisions of mul_mat_vec_q_switch_ncols_dst: the parameter table of the device
+// (get_device_table_id: GENERIC, TURING, GB10, GCN/CDNA, RDNA2/3.5, RDNA3.0, RDNA4),
+// calc_nwarps, calc_rows_per_block, should_use_small_k and should_halve_iters, and for
+// MUL_MAT_ID with 2..8 tokens the dedicated mul_mat_vec_q_moe kernel (one warp per token).
+//
+// For one output (row i, column j) the kernel's threads tid = 0..T-1 (T = nwarps·32, or
+// 32 for the MoE kernel) each accumulate, from 0.0f and in ascending order, the x blocks
+// kbx = tid/(qi/vdr) + n·(vdr·T/qi) at the int offset iqs = vdr·(tid mod qi/vdr):
+//
+//	tmp = VecDot(tmp, x row, kbx, iqs, y blocks from kbx·qk/32)
+//
+// then lane L of warp 0 adds the other warps' partials in warp order,
+// R_L = ((P_L + P_{32+L}) + P_{64+L}) + P_{96+L}, and the xor butterfly (offsets 16, 8, 4,
+// 2, 1) gives the value written. Each type's VecDot (files legacy.go, kquants.go,
+// table16.go, and the IQ/extra types) contains the float sequence read from the SASS of
+// every instantiation (mul_mat_vec_q<type, 1..8, ...> and mul_mat_vec_q_moe<type, 2>)
+// built with CUDA 13.0.88 for sm_90 (FMA-SITES.md); the instantiations of each of the 13
+// types in FMA-SITES.md compute the same sequence, so one function per type serves all.
+// The integer dot products (dp4a, vsubss4) are exact.
+//
+// rows_per_block, small_k and the order of blocks in the grid have no numeric effect
+// (every row is reduced on its own with the same partition); nwarps, halve_iters (GB10)
+// and the MoE kernel change the partition and therefore the bits.
+//
+// # Modes
+//
+// The fast mode (MulMat, MulMatID) computes every output's per-thread partial sums
+// directly, rows in parallel on GOMAXPROCS goroutines. Options{Trace: true} runs the
+// launch lane by lane — CUDA block by block, warp by warp — through simulated shared
+// memory and sim.Warp shuffles, and can report every float step with its row, column,
+// slot, block, warp and lane (Event). Both give the same bits (TestTraceMatchesFast).
+//
+// # Scope and assumptions
+//
+//   - Only NVIDIA arithmetic (32-lane warps, -use_fast_math FTZ, MUFU tables of sm_90) is
+//     modelled; MakePlan also describes AMD launches, MulMat refuses them.
+//   - The vec_dot float sequences were read from sm_90 SASS; for other NVIDIA
+//     architectures they are an assumption (ptxas could contract differently).
+//   - Whether ggml dispatches MMVQ at all (ShouldUseMMVQ, MMIDMaxBatch) is a separate
+//     decision the caller makes; MulMat simulates MMVQ whenever it is asked to.
+//   - Verified against the golden files of an H200 (ggml-h200-dev-mmvq.gguf: 104
+//     mul_mat cases of 13 types, batch 1..8; ggml-h200-dev-moe.gguf: the mul_mat_id
+//     cases with 1, 3 and 8 tokens): every output bit-exact.
+package mmvq

@@ -1,0 +1,132 @@
+package mmvq
+
+import (
+	"github.com/ggsim/ggsim/quant"
+	"github.com/ggsim/ggsim/sim"
+	"github.com/ggsim/ggsim/sim/q8"
+)
+
+// The legacy 32-value types: Q4_0, Q4_1, Q5_0, Q5_1, Q8_0 (vecdotq.cuh, ggml d99724f2b141).
+// Each function is the vec_dot with its accumulation into the thread's tmp, with the
+// float sequence read from the sm_90 SASS (FMA-SITES.md). "u" are ints of the q8_1 block,
+// "v" ints of the x block; the integer dot products are exact.
+
+// vecDotQ4_0 (VDR 2, iqs in {0,2}):
+//
+//	sumi = Σ_i dp4a(v_i & 0x0F0F0F0F, u[iqs+i], ·), dp4a((v_i>>4) & 0x0F0F0F0F, u[iqs+i+4], ·)
+//	X    = FFMA(h2f(ds8.x), I2F(sumi), -FMUL(4, h2f(ds8.y)))
+//	tmp  = FFMA(X, h2f(d4), tmp)
+func vecDotQ4_0(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
+	b := xrow[kbx*18 : kbx*18+18]
+	yb := &y[0]
+	var sumi int32
+	for i := 0; i < 2; i++ {
+		v := le32(b[2+4*(iqs+i):])
+		sumi = dp4a(v&0x0F0F0F0F, yb.Int(iqs+i), sumi)
+		sumi = dp4a((v>>4)&0x0F0F0F0F, yb.Int(iqs+i+4), sumi)
+	}
+	x := ffma(yd(yb.D), sim.I2F(sumi), sim.Neg(sim.Mul(4, yd(yb.S))))
+	return ffma(x, h2f(b), tmp)
+}
+
+// hmulDS returns __half22float2(__hmul2(dm, ds8)): the half products d*d8 and m*s8, each
+// rounded to binary16 (HMUL2, no FTZ), converted exactly.
+func hmulDS(dm []byte, yb *q8.Block) (dd, ms float32) {
+	p := half2(dm)
+	return h2fTab[f16Mul(p.Lo, yb.D)], h2fTab[f16Mul(p.Hi, yb.S)]
+}
+
+// vecDotQ4_1 (VDR 2, iqs in {0,2}):
+//
+//	sumi      = as Q4_0 (unsigned nibbles)
+//	d4d8,m4s8 = h2f(HMUL2(dm4, ds8))
+//	tmp       = FADD(tmp, FFMA(d4d8, I2F(sumi), FMUL(m4s8, 0.5)))
+func vecDotQ4_1(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
+	b := xrow[kbx*20 : kbx*20+20]
+	yb := &y[0]
+	var sumi int32
+	for i := 0; i < 2; i++ {
+		v := le32(b[4+4*(iqs+i):])
+		sumi = dp4a(v&0x0F0F0F0F, yb.Int(iqs+i), sumi)
+		sumi = dp4a((v>>4)&0x0F0F0F0F, yb.Int(iqs+i+4), sumi)
+	}
+	dd, ms := hmulDS(b, yb)
+	return sim.Add(tmp, ffma(dd, sim.I2F(sumi), sim.Mul(ms, 0.5)))
+}
+
+// q5Ints returns the two 5-bit value ints (low and high nibbles with their 5th bits) of
+// vec_dot_q5_{0,1}_q8_1_impl for one int of qs and the qh word shifted right by
+// 4*(iqs+i) (arithmetic shift, as on the GPU's int).
+func q5Ints(vl, vh int32) (vi0, vi1 int32) {
+	vi0 = vl & 0x0F0F0F0F
+	vi0 |= (vh << 4) & 0x00000010
+	vi0 |= (vh << 11) & 0x00001000
+	vi0 |= (vh << 18) & 0x00100000
+	vi0 |= (vh << 25) & 0x10000000
+	vi1 = (vl >> 4) & 0x0F0F0F0F
+	vi1 |= (vh >> 12) & 0x00000010
+	vi1 |= (vh >> 5) & 0x00001000
+	vi1 |= (vh << 2) & 0x00100000
+	vi1 |= (vh << 9) & 0x10000000
+	return
+}
+
+// vecDotQ5_0 (VDR 2, iqs in {0,2}):
+//
+//	sumi = Σ dp4a of the 5-bit values (0..31) with u
+//	X    = FFMA(h2f(ds8.x), I2F(sumi), -FMUL(8, h2f(ds8.y)))
+//	tmp  = FFMA(X, h2f(d5), tmp)
+func vecDotQ5_0(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
+	b := xrow[kbx*22 : kbx*22+22]
+	yb := &y[0]
+	qh := le32(b[2:])
+	var sumi int32
+	for i := 0; i < 2; i++ {
+		vi0, vi1 := q5Ints(le32(b[6+4*(iqs+i):]), qh>>(4*(iqs+i)))
+		sumi = dp4a(vi0, yb.Int(iqs+i), sumi)
+		sumi = dp4a(vi1, yb.Int(iqs+i+4), sumi)
+	}
+	x := ffma(yd(yb.D), sim.I2F(sumi), sim.Neg(sim.Mul(8, yd(yb.S))))
+	return ffma(x, h2f(b), tmp)
+}
+
+// vecDotQ5_1 (VDR 2, iqs in {0,2}):
+//
+//	d5d8,m5s8 = h2f(HMUL2(dm5, ds8))
+//	tmp       = FADD(tmp, FFMA(d5d8, I2F(sumi), FMUL(m5s8, 0.5)))
+func vecDotQ5_1(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
+	b := xrow[kbx*24 : kbx*24+24]
+	yb := &y[0]
+	qh := le32(b[4:])
+	var sumi int32
+	for i := 0; i < 2; i++ {
+		vi0, vi1 := q5Ints(le32(b[8+4*(iqs+i):]), qh>>(4*(iqs+i)))
+		sumi = dp4a(vi0, yb.Int(iqs+i), sumi)
+		sumi = dp4a(vi1, yb.Int(iqs+i+4), sumi)
+	}
+	dd, ms := hmulDS(b, yb)
+	return sim.Add(tmp, ffma(dd, sim.I2F(sumi), sim.Mul(ms, 0.5)))
+}
+
+// vecDotQ8_0 (VDR 2, iqs in {0,2,4,6}):
+//
+//	sumi = dp4a(v[iqs+1], u[iqs+1], dp4a(v[iqs], u[iqs], 0))
+//	tmp  = FFMA(FMUL(h2f(d_x), h2f(d_y)), I2F(sumi), tmp)
+func vecDotQ8_0(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
+	b := xrow[kbx*34 : kbx*34+34]
+	yb := &y[0]
+	var sumi int32
+	for i := 0; i < 2; i++ {
+		sumi = dp4a(le32(b[2+4*(iqs+i):]), yb.Int(iqs+i), sumi)
+	}
+	d := sim.Mul(h2f(b), yd(yb.D))
+	return ffma(d, sim.I2F(sumi), tmp)
+}
+
+func init() {
+	register(TypeKernel{Type: quant.Q4_0, QK: 32, QI: 4, VDR: 2, Dot: vecDotQ4_0})
+	register(TypeKernel{Type: quant.Q4_1, QK: 32, QI: 4, VDR: 2, Dot: vecDotQ4_1})
+	register(TypeKernel{Type: quant.Q5_0, QK: 32, QI: 4, VDR: 2, Dot: vecDotQ5_0})
+	register(TypeKernel{Type: quant.Q5_1, QK: 32, QI: 4, VDR: 2, Dot: vecDotQ5_1})
+	register(TypeKernel{Type: quant.Q8_0, QK: 32, QI: 8, VDR: 2, Dot: vecDotQ8_0})
+}
