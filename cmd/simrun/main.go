@@ -1,0 +1,53 @@
+// Command simrun drives ggsim, the bit-exact simulator of ggml's quantized CUDA matmuls.
+//
+//	simrun verify [--json] [--no-fp64] [FILE.gguf ...]
+//
+// verify runs every case of each golden file through the simulator configured for the
+// device and ggml commit the file names, compares every output's float32 bits (the bytes,
+// for quantize cases) and checks the GPU's output against the fp64 truth within its
+// bound. It prints one line per case and last "verify: N/M cases bit-exact". The exit
+// status is 0 only if every case passed; an unsupported case or an unreadable file is a
+// failure. With no file it verifies the golden samples embedded in the binary.
+//
+//	simrun explain --device H200 --type q4_K --k 4096 --n 14336 --m 8 [--experts E]
+//
+// explain says which kernel ggml dispatches the shape to on that device, and why.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, `usage:
+  simrun verify [--json] [--no-fp64] [FILE.gguf ...]   verify golden files (default: the embedded samples)
+  simrun explain --device NAME --type T --m COLS [--k K --n N] [--experts E]
+  simrun devices                                       list the device catalog`)
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	switch args[0] {
+	case "verify":
+		return cmdVerify(args[1:], stdout, stderr)
+	case "explain":
+		return cmdExplain(args[1:], stdout, stderr)
+	case "devices":
+		return cmdDevices(stdout)
+	case "-h", "--help", "help":
+		usage(stdout)
+		return 0
+	}
+	fmt.Fprintf(stderr, "simrun: unknown command %q\n", args[0])
+	usage(stderr)
+	return 2
+}

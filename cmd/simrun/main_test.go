@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCmd(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// The embedded samples contain GLU and MMQ cases, which are not simulated yet: verify must
+// report them unsupported and fail, while every MMVQ and quantize case is bit-exact.
+func TestVerifyEmbedded(t *testing.T) {
+	code, out, _ := runCmd(t, "verify")
+	if code != 1 {
+		t.Errorf("exit %d, want 1 (unsupported cases are failures)", code)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	last := lines[len(lines)-1]
+	if !strings.HasPrefix(last, "verify: ") || !strings.HasSuffix(last, " cases bit-exact") {
+		t.Fatalf("last line %q", last)
+	}
+	if !strings.Contains(out, "UNSUPPORTED") {
+		t.Errorf("no unsupported case reported:\n%s", out)
+	}
+	for _, l := range lines[:len(lines)-1] {
+		if strings.Contains(l, "MISMATCH") || strings.Contains(l, "ERROR") {
+			t.Errorf("%s", l)
+		}
+	}
+}
+
+func TestVerifyJSON(t *testing.T) {
+	code, out, _ := runCmd(t, "verify", "--json", "--no-fp64")
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	var rep verifyReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if rep.OK || rep.Total < 20 || rep.BitExact == 0 || rep.BitExact >= rep.Total || len(rep.Files) != 5 {
+		t.Errorf("report: ok=%v total=%d bit_exact=%d files=%d", rep.OK, rep.Total, rep.BitExact, len(rep.Files))
+	}
+}
+
+func TestVerifyBadFiles(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.gguf")
+	if err := os.WriteFile(bad, []byte("GGUF\x03\x00\x00\x00garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCmd(t, "verify", bad, filepath.Join(dir, "missing.gguf"))
+	if code != 1 || strings.Count(out, "ERROR") != 2 || !strings.Contains(out, "verify: 0/0 cases bit-exact") {
+		t.Errorf("exit %d, output:\n%s", code, out)
+	}
+}
+
+// A golden file with only MMVQ and quantize cases verifies with exit status 0.
+func TestVerifyPassingFile(t *testing.T) {
+	code, out, _ := runCmd(t, "verify", "../../testdata/golden/ggml-h200-dev-mmvq.slice.gguf")
+	if code != 0 {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
+func TestExplain(t *testing.T) {
+	code, out, _ := runCmd(t, "explain", "--device", "H200", "--type", "q4_K", "--m", "8")
+	if code != 0 || !strings.Contains(out, "kernel: mmvq") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	code, out, _ = runCmd(t, "explain", "--device", "H200", "--type", "q4_K", "--m", "9")
+	if code != 0 || !strings.Contains(out, "kernel: mmq") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	if code, _, _ = runCmd(t, "explain", "--device", "nosuch"); code != 2 {
+		t.Errorf("unknown device: exit %d, want 2", code)
+	}
+	if code, _, _ = runCmd(t, "explain", "--type", "q4_K", "--k", "100"); code != 2 {
+		t.Errorf("K not a multiple of the block: exit %d, want 2", code)
+	}
+}
+
+func TestUsage(t *testing.T) {
+	if code, _, _ := runCmd(t); code != 2 {
+		t.Errorf("no args: exit %d", code)
+	}
+	if code, _, _ := runCmd(t, "frobnicate"); code != 2 {
+		t.Errorf("unknown command: exit %d", code)
+	}
+	if code, out, _ := runCmd(t, "devices"); code != 0 || !strings.Contains(out, "H200") {
+		t.Errorf("devices: exit %d\n%s", code, out)
+	}
+}

@@ -1,0 +1,34 @@
+package oracle
+
+import (
+	"errors"
+
+	"github.com/ggsim/ggsim/quant"
+	"github.com/ggsim/ggsim/sim"
+)
+
+// ErrUnsupported is wrapped by every error that says an implementation does not model
+// a case (a kernel, type, op or device it does not simulate). The verifier reports such
+// a case as unsupported, which is a failure, never a pass.
+var ErrUnsupported = errors.New("unsupported")
+
+// Impl is an implementation of ggml's CUDA quantized matmuls under test: the simulator,
+// or a GPU backend. Shapes and layouts are ggml's (ne[0] contiguous):
+//
+//	MulMat:   a [K,N] of type t, b f32 [K,M]            → dst f32 [N,M]   (dst[j*N+i])
+//	MulMatID: as [K,N,E], b f32 [K,B1,T], ids i32 [U,T] → dst f32 [N,U,T] (dst[(t*U+u)*N+i])
+//
+// For MulMatID, token t's slot u uses expert ids[t*U+u] and activation row
+// b[t][u % B1] (B1 is 1 when the activations are broadcast to every slot).
+type Impl interface {
+	Name() string
+	MulMat(dev sim.Device, t quant.Type, a []byte, K, N int, b []float32, M int) ([]float32, error)
+	MulMatID(dev sim.Device, t quant.Type, as []byte, K, N, E int, b []float32, B1, T int, ids []int32, U int) ([]float32, error)
+}
+
+// Localizer is implemented by an Impl that can say where, inside the kernel, an output
+// element was computed (block, warp, lane, k steps); the verifier appends it to a
+// mismatch report.
+type Localizer interface {
+	Locate(dev sim.Device, t quant.Type, K, N, M int, index int) string
+}

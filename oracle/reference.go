@@ -1,0 +1,199 @@
+package oracle
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ggsim/ggsim/f16"
+
+	"github.com/ggsim/ggsim/quant"
+)
+
+// Reference is the fp64 truth of a matmul and the bound within which a correct ggml
+// kernel's float32 result must lie.
+type Reference struct {
+	// Value[j*N+i] = Σ_k x[i][k]·y[j][k] in float64, where x is the exactly dequantized
+	// weight row i (quant.DequantizeRow: float32 values, exact in float64) and y column j
+	// of the f32 activations.
+	Value []float64
+	// Bound[j*N+i] is the largest |gpu - Value| a correct kernel can produce; see
+	// MulMatRef.
+	Bound []float64
+}
+
+// MulMatRef computes the fp64 reference of ggml_mul_mat(a, b) for a of type t holding N
+// rows of K values and b holding M columns of K float32 values (b[j*K+k]); dst index
+// j*N+i, as ggml lays out [N, M].
+//
+// Bound. The CUDA kernels quantize each 32-value block of a column of b to q8_1 with
+// d = amax/127 stored as binary16: each activation is replaced by a value within
+//
+//	e_b = 0.5·d·(1+2^-20) + 127·max(2^-11·d, 2^-25)
+//
+// of it (half a quantization step, plus the binary16 rounding of d: relative 2^-11, or
+// absolute 2^-25 once d is a half subnormal, below 2^-14), and the weights' offsets (Q4_0's
+// -8, Q4_1's min, the K-quants' mins) meet the activations through block sums kept in
+// binary16 (error max(2^-11·|s|, 2^-25) per block). With w_k = |x_k| + O_b, where O_b is
+// the offset the kernel applies to the 32 weights of block b (offsetMag), the activation
+// errors contribute Σ_k w_k·δ_k with |δ_k| ≤ e_b. Taking the δ_k as independent and
+// zero-mean (rounding errors of unrelated values), Hoeffding's inequality bounds that sum
+// by
+//
+//	H = sqrt(ln(2/p)/2 · Σ_k (2·w_k·e_b)²)   except with probability p = 2^-40 per element,
+//
+// and the float32 accumulation of the kernel (per-thread chains of at most K/32 steps,
+// then at most 16 tree and cross-warp additions) adds at most (K/32+16)·2^-24·Σ_k|x_k||y_k|
+// (with a 10% margin for the activations' own error). So per element
+//
+//	Bound = H + Σ_b O_b·max(2^-11·Σ_{k∈b}|y_k|, 2^-25) + 1.1·(K/32+16)·2^-24·Σ_k|x_k||y_k|.
+//
+// Q4_1 and Q5_1 also round the products d4·d8 and m4·s8 to binary16 (__hmul2); their
+// error, absolute once subnormal, is added per block.
+//
+// The stated failure probability is a model, not a proof: a correct kernel on adversarial
+// data (activations placed exactly on rounding ties in one direction) can exceed it. It is
+// tight enough to fail a result that is wrong by 50% somewhere among 64 outputs
+// (TestSimulatorWithinBound); the bit comparison is what catches small errors.
+func MulMatRef(t quant.Type, a []byte, K, N int, b []float32, M int) (*Reference, error) {
+	if K <= 0 || N <= 0 || M <= 0 {
+		return nil, fmt.Errorf("oracle: bad shape K=%d N=%d M=%d", K, N, M)
+	}
+	if len(b) != K*M {
+		return nil, fmt.Errorf("oracle: b has %d values, want K*M = %d", len(b), K*M)
+	}
+	rs, err := t.RowSize(int64(K))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(a)) != rs*int64(N) {
+		return nil, fmt.Errorf("oracle: a has %d bytes, want %d rows of %d", len(a), N, rs)
+	}
+	x := make([]float64, N*K)
+	row := make([]float32, K)
+	for i := 0; i < N; i++ {
+		if err := quant.DequantizeRow(t, a[int64(i)*rs:int64(i+1)*rs], row); err != nil {
+			return nil, fmt.Errorf("oracle: row %d: %w", i, err)
+		}
+		for k, v := range row {
+			x[i*K+k] = float64(v)
+		}
+	}
+	y := make([]float64, M*K)
+	for i, v := range b {
+		y[i] = float64(v)
+	}
+	X := mat.NewDense(N, K, x)
+	Y := mat.NewDense(M, K, y)
+	var C mat.Dense
+	C.Mul(X, Y.T()) // N×M
+
+	ref := &Reference{Value: make([]float64, N*M), Bound: make([]float64, N*M)}
+	nb := (K + 31) / 32
+	// Per column and block: e_b and the half-rounding error of the block sum.
+	eb := make([]float64, M*nb)
+	es := make([]float64, M*nb)
+	for j := 0; j < M; j++ {
+		for blk := 0; blk < nb; blk++ {
+			amax, s := 0.0, 0.0
+			for k := blk * 32; k < min(K, blk*32+32); k++ {
+				v := math.Abs(y[j*K+k])
+				s += v
+				amax = math.Max(amax, v)
+			}
+			d := amax / 127
+			eb[j*nb+blk] = 0.5*d*(1+0x1p-20) + 127*math.Max(0x1p-11*d, 0x1p-25)
+			es[j*nb+blk] = math.Max(0x1p-11*s, 0x1p-25)
+		}
+	}
+	hoeffding := math.Log(2/0x1p-40) / 2
+	gamma := 1.1 * (float64(K)/32 + 16) * 0x1p-24
+	for i := 0; i < N; i++ {
+		xi := x[i*K : (i+1)*K]
+		xrow := a[int64(i)*rs : int64(i+1)*rs]
+		for j := 0; j < M; j++ {
+			yj := y[j*K : (j+1)*K]
+			var sq, sterm, l1 float64
+			for blk := 0; blk < nb; blk++ {
+				var mx float64
+				for k := blk * 32; k < min(K, blk*32+32); k++ {
+					mx = math.Max(mx, math.Abs(xi[k]))
+				}
+				ob := offsetMag(t, xrow, blk, mx)
+				e := eb[j*nb+blk]
+				for k := blk * 32; k < min(K, blk*32+32); k++ {
+					w := 2 * (math.Abs(xi[k]) + ob) * e
+					sq += w * w
+					l1 += math.Abs(xi[k] * yj[k])
+				}
+				sterm += ob * es[j*nb+blk]
+				if t == quant.Q4_1 || t == quant.Q5_1 {
+					// __hmul2(dm4, ds8): d4·d8 and m4·s8 rounded to binary16 (relative 2^-11
+					// or absolute 2^-25 once subnormal): error ≤ Σ|q4||q8|·err(d4d8) + err(m4s8).
+					bs := t.TypeSize()
+					d4 := math.Abs(float64(f16.Half(uint16(xrow[blk*bs]) | uint16(xrow[blk*bs+1])<<8).ToFloat32()))
+					d8 := eb[j*nb+blk] / 0.5 // ≥ d: a safe stand-in for the activation scale
+					var sq8 float64          // Σ|q4|·|q8| ≤ 31·Σ|q8| ≤ 31·32·127
+					for k := blk * 32; k < min(K, blk*32+32); k++ {
+						sq8 += 31 * (math.Abs(yj[k])/math.Max(d8, 1e-300) + 1)
+					}
+					sterm += sq8*math.Max(0x1p-11*d4*d8, 0x1p-25) + math.Max(0x1p-11*ob*32*127*d8, 0x1p-25)
+				}
+			}
+			ref.Value[j*N+i] = C.At(i, j)
+			ref.Bound[j*N+i] = math.Sqrt(hoeffding*sq) + sterm + gamma*l1
+		}
+	}
+	return ref, nil
+}
+
+// WithinBound returns the number of elements of got outside ref's bound (a NaN or ±Inf
+// counts as outside) and the index of the first, -1 if none.
+func (ref *Reference) WithinBound(got []float32) (outside, first int) {
+	first = -1
+	for i, g := range got {
+		d := math.Abs(float64(g) - ref.Value[i])
+		if !(d <= ref.Bound[i]) {
+			outside++
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	return outside, first
+}
+
+// offsetMag returns the magnitude of the offset that the kernels apply to the 32 weights
+// of 32-value block blk of a row (row holds the row's bytes) through the activations'
+// block sum, for the bound of MulMatRef. mx is max |x| over the block's dequantized
+// values; types whose offset structure is not listed here (IQ1_S, IQ1_M) use it.
+func offsetMag(t quant.Type, row []byte, blk int, mx float64) float64 {
+	h := func(off int) float64 {
+		return math.Abs(float64(f16.Half(uint16(row[off]) | uint16(row[off+1])<<8).ToFloat32()))
+	}
+	switch t {
+	case quant.Q8_0, quant.Q6_K, quant.Q3_K, quant.IQ4_NL, quant.IQ4_XS, quant.MXFP4, quant.NVFP4,
+		quant.IQ2_XXS, quant.IQ2_XS, quant.IQ2_S, quant.IQ3_XXS, quant.IQ3_S:
+		return 0 // symmetric: signed quants, no block-sum term
+	case quant.Q4_0:
+		return 8 * h(blk*18)
+	case quant.Q5_0:
+		return 16 * h(blk*22)
+	case quant.Q4_1:
+		return h(blk*20 + 2)
+	case quant.Q5_1:
+		return h(blk*24 + 2)
+	case quant.Q4_K, quant.Q5_K:
+		bs := t.TypeSize()
+		sb := row[(blk/8)*bs : (blk/8+1)*bs]
+		_, m := quant.BlockQ4_K(sb).ScaleMin(blk % 8)
+		return h((blk/8)*bs+2) * float64(m)
+	case quant.Q2_K:
+		sb := quant.BlockQ2_K(row[(blk/8)*84 : (blk/8+1)*84])
+		_, m0 := sb.ScaleMin(2 * (blk % 8))
+		_, m1 := sb.ScaleMin(2*(blk%8) + 1)
+		return h((blk/8)*84+82) * float64(max(m0, m1))
+	}
+	return mx
+}

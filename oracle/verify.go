@@ -1,0 +1,361 @@
+package oracle
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/ggsim/ggsim/gguf/golden"
+	"github.com/ggsim/ggsim/quant"
+	"github.com/ggsim/ggsim/sim"
+	"github.com/ggsim/ggsim/tiling"
+)
+
+// GGMLCommit is the ggml commit whose kernels ggsim models.
+const GGMLCommit = "d99724f2b141"
+
+// Status is a case's verdict.
+type Status string
+
+const (
+	StatusBitExact    Status = "bit-exact"
+	StatusMismatch    Status = "MISMATCH"
+	StatusUnsupported Status = "UNSUPPORTED"
+	StatusError       Status = "ERROR"
+)
+
+// CaseResult is the verdict on one golden case.
+type CaseResult struct {
+	File   string     `json:"file"`
+	Index  int        `json:"case"`
+	Op     golden.Op  `json:"op"`
+	Type   string     `json:"type,omitempty"`
+	Shape  string     `json:"shape,omitempty"`
+	Kernel string     `json:"kernel,omitempty"` // what ggml dispatches to, and why
+	Status Status     `json:"status"`
+	Bits   *Compare   `json:"bits,omitempty"`
+	FP64   *FP64Check `json:"fp64,omitempty"`
+	Detail string     `json:"detail,omitempty"` // first divergence, or why unsupported / error
+}
+
+// FP64Check is the second part of a verdict: the expected (GPU) output against the fp64
+// truth. It passes if no element is outside its bound (MulMatRef). The error metrics are
+// reported, not judged: their size for a correct kernel depends on the data (tiny
+// activations have half-subnormal q8_1 scales and large relative errors).
+type FP64Check struct {
+	Errors
+	Outside int `json:"outside"` // elements outside the bound
+	N       int `json:"n"`       // elements compared
+}
+
+// OK reports whether the check passed.
+func (c *FP64Check) OK() bool { return c.Outside == 0 }
+
+// OK reports whether the case passed: bit-exact, and within the fp64 bound where that
+// was checked.
+func (r *CaseResult) OK() bool {
+	return r.Status == StatusBitExact && (r.FP64 == nil || r.FP64.OK())
+}
+
+// Line is the one-line report of r.
+func (r *CaseResult) Line() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s case %d: %s", r.File, r.Index, r.Op)
+	if r.Type != "" {
+		fmt.Fprintf(&b, " %s", r.Type)
+	}
+	if r.Shape != "" {
+		fmt.Fprintf(&b, " %s", r.Shape)
+	}
+	if r.Kernel != "" {
+		fmt.Fprintf(&b, " [%s]", r.Kernel)
+	}
+	fmt.Fprintf(&b, ": %s", r.Status)
+	if r.Bits != nil && r.Status == StatusMismatch {
+		fmt.Fprintf(&b, " (%d/%d elements differ, max %d ulp)", r.Bits.Differing, r.Bits.N, r.Bits.MaxULP)
+	}
+	if r.FP64 != nil {
+		fmt.Fprintf(&b, "; fp64 rel.rms %.3g", r.FP64.RelRMS)
+		if r.FP64.Outside > 0 {
+			fmt.Fprintf(&b, ", %d OUTSIDE the bound", r.FP64.Outside)
+		}
+	}
+	if r.Detail != "" {
+		fmt.Fprintf(&b, ": %s", r.Detail)
+	}
+	return b.String()
+}
+
+// DeviceOf returns the simulated device for a golden file's device: the catalog entry of
+// that name (or else of that compute capability), with the file's SM count.
+func DeviceOf(m golden.Meta) (sim.Device, error) {
+	d, err := sim.Lookup(strings.TrimPrefix(m.Device.Name, "NVIDIA "))
+	if err != nil || d.CC != m.Device.CC {
+		found := false
+		for _, c := range sim.Catalog() {
+			if c.CC == m.Device.CC {
+				d, found = c, true
+				break
+			}
+		}
+		if !found {
+			return sim.Device{}, fmt.Errorf("%w: no device of compute capability %d in the catalog (file device %q)", ErrUnsupported, m.Device.CC, m.Device.Name)
+		}
+		d.Name = m.Device.Name
+	}
+	if m.Device.SMCount > 0 {
+		d.SMCount = m.Device.SMCount
+	}
+	return d, nil
+}
+
+// Options control VerifyFile.
+type Options struct {
+	// SkipFP64 skips the fp64 part of the verdict (faster; bits only).
+	SkipFP64 bool
+}
+
+// VerifyFile runs every case of f through impl and returns one result per case. It
+// returns an error only if the file as a whole cannot be used.
+func VerifyFile(f *golden.File, impl Impl, opt Options) ([]CaseResult, error) {
+	name := f.Name
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	var fileErr error
+	if !commitMatches(f.GGMLCommit) {
+		fileErr = fmt.Errorf("%w: file is from ggml %q, ggsim models ggml %s", ErrUnsupported, f.GGMLCommit, GGMLCommit)
+	}
+	dev, derr := DeviceOf(f.Meta)
+	if fileErr == nil && derr != nil {
+		fileErr = derr
+	}
+	res := make([]CaseResult, len(f.Cases))
+	for i := range f.Cases {
+		c := &f.Cases[i]
+		r := &res[i]
+		r.File, r.Index, r.Op = name, c.Index, c.Op
+		if c.Err == nil {
+			r.Type = c.WeightType.String()
+			r.Shape = shapeString(c)
+		}
+		switch {
+		case c.Err != nil:
+			r.Status, r.Detail = statusOf(c.Err), c.Err.Error()
+		case fileErr != nil:
+			r.Status, r.Detail = statusOf(fileErr), fileErr.Error()
+		default:
+			verifyCase(f, c, dev, impl, opt, r)
+		}
+	}
+	return res, nil
+}
+
+func commitMatches(c string) bool {
+	c = strings.TrimSpace(c)
+	if len(c) < 7 {
+		return false
+	}
+	return strings.HasPrefix(c, GGMLCommit) || strings.HasPrefix(GGMLCommit, c)
+}
+
+func statusOf(err error) Status {
+	if errors.Is(err, ErrUnsupported) || errors.Is(err, golden.ErrUnknownOp) {
+		return StatusUnsupported
+	}
+	return StatusError
+}
+
+func shapeString(c *golden.Case) string {
+	s := c.Shape
+	switch c.Op {
+	case golden.OpMulMat, golden.OpMulMatGLU:
+		return fmt.Sprintf("K=%d N=%d M=%d", s.K, s.N, s.M)
+	case golden.OpMulMatID, golden.OpMulMatIDGLU:
+		return fmt.Sprintf("K=%d N=%d E=%d B1=%d T=%d U=%d", s.K, s.N, s.E, s.B1, s.T, s.U)
+	case golden.OpQuantize:
+		return fmt.Sprintf("K=%d R=%d", s.K, s.R)
+	}
+	return ""
+}
+
+func verifyCase(f *golden.File, c *golden.Case, dev sim.Device, impl Impl, opt Options, r *CaseResult) {
+	fail := func(err error) {
+		r.Status, r.Detail = statusOf(err), err.Error()
+	}
+	tensors := make([]*golden.Tensor, len(c.Src))
+	for i, s := range c.Src {
+		t, err := f.Tensor(s)
+		if err != nil {
+			fail(err)
+			return
+		}
+		tensors[i] = t
+	}
+	dstT, err := f.Tensor(c.Dst)
+	if err != nil {
+		fail(err)
+		return
+	}
+	s := c.Shape
+	switch c.Op {
+	case golden.OpQuantize:
+		verifyQuantize(c, tensors[0], dstT, r)
+	case golden.OpMulMat:
+		d := tiling.MulMat(dev, c.WeightType, s.M)
+		r.Kernel = d.Kernel.String()
+		b, err := tensors[1].F32()
+		if err != nil {
+			fail(err)
+			return
+		}
+		want, err := dstT.F32()
+		if err != nil {
+			fail(err)
+			return
+		}
+		got, err := impl.MulMat(dev, c.WeightType, tensors[0].Data, int(s.K), int(s.N), b, int(s.M))
+		if err != nil {
+			fail(fmt.Errorf("%s: %w", impl.Name(), err))
+			return
+		}
+		judge(r, got, want, int(s.N))
+		if loc, ok := impl.(Localizer); ok && r.Bits != nil && r.Bits.First >= 0 {
+			r.Detail += "; " + loc.Locate(dev, c.WeightType, int(s.K), int(s.N), int(s.M), r.Bits.First)
+		}
+		if !opt.SkipFP64 {
+			ref, err := MulMatRef(c.WeightType, tensors[0].Data, int(s.K), int(s.N), b, int(s.M))
+			if err != nil {
+				fail(err)
+				return
+			}
+			out, _ := ref.WithinBound(want)
+			r.FP64 = &FP64Check{Errors: ErrorsOf(want, ref.Value), Outside: out, N: len(want)}
+		}
+	case golden.OpMulMatID:
+		d := tiling.MulMatID(dev, c.WeightType, s.T, s.E)
+		r.Kernel = d.Kernel.String()
+		if err := f.CheckIDs(c); err != nil {
+			fail(err)
+			return
+		}
+		b, err := tensors[1].F32()
+		if err != nil {
+			fail(err)
+			return
+		}
+		ids, err := tensors[2].I32()
+		if err != nil {
+			fail(err)
+			return
+		}
+		want, err := dstT.F32()
+		if err != nil {
+			fail(err)
+			return
+		}
+		got, err := impl.MulMatID(dev, c.WeightType, tensors[0].Data, int(s.K), int(s.N), int(s.E), b, int(s.B1), int(s.T), ids, int(s.U))
+		if err != nil {
+			fail(fmt.Errorf("%s: %w", impl.Name(), err))
+			return
+		}
+		judge(r, got, want, int(s.N))
+		if !opt.SkipFP64 {
+			out, rel, err := idReference(c.WeightType, tensors[0].Data, s, b, ids, want)
+			if err != nil {
+				fail(err)
+				return
+			}
+			r.FP64 = &FP64Check{Errors: rel, Outside: out, N: len(want)}
+		}
+	default: // GLU ops
+		fail(fmt.Errorf("%w: op %s: the GLU epilogue needs MUFU.EX2 (silu/gelu under -use_fast_math), which ggsim has not measured", ErrUnsupported, c.Op))
+	}
+}
+
+// judge fills r's bit comparison; n is the row count (dst[j*n+i]) for the report.
+func judge(r *CaseResult, got, want []float32, n int) {
+	if len(got) != len(want) {
+		r.Status = StatusError
+		r.Detail = fmt.Sprintf("result has %d elements, golden has %d", len(got), len(want))
+		return
+	}
+	c := CompareBits(got, want)
+	r.Bits = &c
+	if c.BitExact() {
+		r.Status = StatusBitExact
+		return
+	}
+	r.Status = StatusMismatch
+	i := c.First
+	r.Detail = fmt.Sprintf("first divergence at element %d (row %d, column %d): got %g (%#08x), want %g (%#08x)",
+		i, i%n, i/n, got[i], f32bits(got[i]), want[i], f32bits(want[i]))
+}
+
+// idReference checks a mul_mat_id golden output against the fp64 reference, per
+// (token, slot) as a one-column matmul with that slot's expert.
+func idReference(t quant.Type, as []byte, s golden.Shape, b []float32, ids []int32, want []float32) (int, Errors, error) {
+	K, N := int(s.K), int(s.N)
+	rs, err := t.RowSize(s.K)
+	if err != nil {
+		return 0, Errors{}, err
+	}
+	expBytes := int(rs) * N
+	outside := 0
+	var refAll []float64
+	for tok := 0; tok < int(s.T); tok++ {
+		for u := 0; u < int(s.U); u++ {
+			e := int(ids[tok*int(s.U)+u])
+			col := b[(tok*int(s.B1)+u%int(s.B1))*K : (tok*int(s.B1)+u%int(s.B1)+1)*K]
+			ref, err := MulMatRef(t, as[e*expBytes:(e+1)*expBytes], K, N, col, 1)
+			if err != nil {
+				return 0, Errors{}, err
+			}
+			o, _ := ref.WithinBound(want[(tok*int(s.U)+u)*N : (tok*int(s.U)+u+1)*N])
+			outside += o
+			refAll = append(refAll, ref.Value...)
+		}
+	}
+	return outside, ErrorsOf(want, refAll), nil
+}
+
+// verifyQuantize checks a quantize case: ggsim's reference quantizer on each row of the
+// source must give the golden bytes exactly.
+func verifyQuantize(c *golden.Case, src, dst *golden.Tensor, r *CaseResult) {
+	x, err := src.F32()
+	if err != nil {
+		r.Status, r.Detail = StatusError, err.Error()
+		return
+	}
+	K, R := int(c.Shape.K), int(c.Shape.R)
+	rs, err := c.WeightType.RowSize(int64(K))
+	if err != nil {
+		r.Status, r.Detail = statusOf(fmt.Errorf("%w: %v", ErrUnsupported, err)), err.Error()
+		return
+	}
+	r.Kernel = "ggml_quantize_chunk (CPU reference quantizer)"
+	got := make([]byte, int(rs)*R)
+	for row := 0; row < R; row++ {
+		if err := quant.QuantizeRowRef(c.WeightType, x[row*K:(row+1)*K], got[row*int(rs):(row+1)*int(rs)]); err != nil {
+			r.Status, r.Detail = StatusUnsupported, err.Error()
+			return
+		}
+	}
+	if bytes.Equal(got, dst.Data) {
+		r.Status = StatusBitExact
+		return
+	}
+	r.Status = StatusMismatch
+	for i := range got {
+		if got[i] != dst.Data[i] {
+			row, off := i/int(rs), i%int(rs)
+			r.Detail = fmt.Sprintf("first differing byte %d: row %d, block %d, byte %d of the block: got %#02x, want %#02x",
+				i, row, off/c.WeightType.TypeSize(), off%c.WeightType.TypeSize(), got[i], dst.Data[i])
+			break
+		}
+	}
+}
+
+func f32bits(f float32) uint32 { return math.Float32bits(f) }
