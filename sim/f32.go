@@ -75,8 +75,26 @@ func Mul(a, b float32) float32 {
 // even, 24-bit significand, unbounded exponent), a rounded result below 2^-126 in
 // magnitude flushed to the zero of its sign, as Mul (same measurement). A NaN result is
 // CanonicalNaN32.
+//
+// Fast path: with a, b, c flushed, p = a*b is exact in float64 and s = RN64(p+c);
+// RN32(s) equals the once-rounded RN32(p+c) unless s lies exactly on a float32 rounding
+// midpoint (the low 29 bits of its significand are 1 followed by zeros), because float32
+// midpoints in the normal range are float64 values and RN64 is monotonic. The midpoint
+// case, results below 2^-125 in magnitude (FTZ territory), Inf and NaN take the exact path.
 func FMA(a, b, c float32) float32 {
-	r, s, e := fma32(FTZ(a), FTZ(b), FTZ(c))
+	a, b, c = FTZ(a), FTZ(b), FTZ(c)
+	// The product is exact in float64; the conversion forbids fusion all the same.
+	s := float64(float64(a)*float64(b)) + float64(c)
+	u := math.Float64bits(s)
+	if e := (u >> 52) & 0x7ff; e >= 1023-125 && e < 1023+128 && u&0x1fffffff != 0x10000000 {
+		return float32(s)
+	}
+	return fmaSlow(a, b, c)
+}
+
+// fmaSlow is FMA's exact path for flushed operands.
+func fmaSlow(a, b, c float32) float32 {
+	r, s, e := fma32(a, b, c)
 	if math.Float32bits(r)&0x7fffffff == 0x00800000 { // |r| == 2^-126: is |s+e| >= tinyEdge?
 		as := math.Abs(s)
 		if as < tinyEdge || (as == tinyEdge && (e < 0) == (s > 0) && e != 0) {
@@ -266,9 +284,19 @@ func F2H(x float32) f16.Half {
 // H2F returns the exact float32 value of h (__half2float, cvt.f32.f16). A NaN gives
 // CanonicalNaN32 (all 65536 halves compared with __half2float on an H200 by
 // testdata/devprobe: no mismatch).
-func H2F(h f16.Half) float32 {
-	if h.IsNaN() {
-		return canonNaN
+func H2F(h f16.Half) float32 { return h2fTab[h] }
+
+// h2fTab[h] is H2F(h) for every binary16 h, tabulated because the kernels convert several
+// halves per dot product.
+var h2fTab = func() *[1 << 16]float32 {
+	var t [1 << 16]float32
+	for i := range t {
+		h := f16.Half(i)
+		if h.IsNaN() {
+			t[i] = canonNaN
+		} else {
+			t[i] = h.ToFloat32()
+		}
 	}
-	return h.ToFloat32()
-}
+	return &t
+}()

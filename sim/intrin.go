@@ -13,9 +13,10 @@ func sbyte(x int32, k uint) int32 { return int32(int8(x >> (8 * k))) }
 // Dp4a returns c + sum_{k<4} int8(a_k)*int8(b_k) with 32-bit wrap-around (__dp4a with
 // signed operands, IDP.4A.S8.S8; also AMD's sdot4/sudot4 as ggml_cuda_dp4a calls them,
 // which give the same value for these ranges).
+// It is written out so that it inlines.
 func Dp4a(a, b, c int32) int32 {
-	return c + sbyte(a, 0)*sbyte(b, 0) + sbyte(a, 1)*sbyte(b, 1) +
-		sbyte(a, 2)*sbyte(b, 2) + sbyte(a, 3)*sbyte(b, 3)
+	return c + int32(int8(a))*int32(int8(b)) + int32(int8(a>>8))*int32(int8(b>>8)) +
+		int32(int8(a>>16))*int32(int8(b>>16)) + int32(int8(a>>24))*int32(int8(b>>24))
 }
 
 // Vsubss4 returns the per-byte signed saturating difference: byte k of the result is

@@ -84,3 +84,16 @@ func TestMMIDMaxBatchTuring(t *testing.T) {
 		t.Errorf("q6_K on cc 610: %d, want 4", got)
 	}
 }
+
+// Spot values of the other architectures' tables (mmvq.cu get_mmvq_mmid_max_batch_* and
+// ggml_cuda_should_use_mmvq).
+func TestTablesOtherArchs(t *testing.T) {
+	if MMVQMMIDMaxBatch(quant.Q4_0, sim.CCRDNA4) != 7 || MMVQMMIDMaxBatch(quant.Q4_0, sim.CCCDNA3) != 8 ||
+		MMVQMMIDMaxBatch(quant.Q8_0, 610) != 4 || MMVQMMIDMaxBatch(quant.F16, 610) != 8 {
+		t.Error("get_mmvq_mmid_max_batch")
+	}
+	if !ShouldUseMMVQ(quant.Q4_K, 900, 8) || ShouldUseMMVQ(quant.Q4_K, 900, 9) || ShouldUseMMVQ(quant.Q2_K, 890, 5) ||
+		!ShouldUseMMVQ(quant.Q2_K, 890, 4) || ShouldUseMMVQ(quant.F32, 900, 1) || ShouldUseMMVQ(quant.Q4_K, sim.CCCDNA1, 3) {
+		t.Error("ggml_cuda_should_use_mmvq")
+	}
+}

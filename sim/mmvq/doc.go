@@ -44,7 +44,7 @@
 //     modelled; MakePlan also describes AMD launches, MulMat refuses them.
 //   - The vec_dot float sequences were read from sm_90 SASS; for other NVIDIA
 //     architectures they are an assumption (ptxas could contract differently).
-//   - Whether ggml dispatches MMVQ at all (ShouldUseMMVQ, MMIDMaxBatch) is a separate
+//   - Whether ggml dispatches MMVQ at all (tiling.MulMat, tiling.MulMatID) is a separate
 //     decision the caller makes; MulMat simulates MMVQ whenever it is asked to.
 //   - Verified against the golden files of an H200 (ggml-h200-dev-mmvq.gguf: 104
 //     mul_mat cases of 13 types, batch 1..8; ggml-h200-dev-moe.gguf: the mul_mat_id

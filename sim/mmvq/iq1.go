@@ -77,7 +77,7 @@ func vecDotIQ1S(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 
 // iq1mParts are the integer parts of vec_dot_iq1_m_q8_1 for group iqs: sumi[h] = Σ (g+1)·y
 // over values 16h..16h+15; sumy[k] = the sum of the 8 y values of grid entry k
-// (dp4a(u, 0x01010101)); bit[k] = qhl & 8 of entry k (the delta sign), qhl =
+// (sim.Dp4a(u, 0x01010101)); bit[k] = qhl & 8 of entry k (the delta sign), qhl =
 // qh[2iqs + k/2] >> 4(k%2), whose low 3 bits extend the grid index qs[4iqs+k].
 type iq1mParts struct {
 	sumi [2]int32

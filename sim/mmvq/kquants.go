@@ -13,8 +13,8 @@ import (
 
 // vecDotQ2_K (VDR 1, iqs 0..15; x bytes: scales[16], qs[64], dm):
 //
-//	for i < 4: sumf_d = FFMA(d8[i], I2F(dp4a(vi, u[i], 0)*(sc&0xF)), sumf_d)
-//	           sumf_m = FFMA(d8[i], I2F(dp4a(m4x, u[i], 0)), sumf_m)    (both from +0)
+//	for i < 4: sumf_d = FFMA(d8[i], I2F(sim.Dp4a(vi, u[i], 0)*(sc&0xF)), sumf_d)
+//	           sumf_m = FFMA(d8[i], I2F(sim.Dp4a(m4x, u[i], 0)), sumf_m)    (both from +0)
 //	tmp = FADD(tmp, FFMA(sumf_d, h2f(dm.x), -FMUL(sumf_m, h2f(dm.y))))
 func vecDotQ2_K(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 	b := xrow[kbx*84 : kbx*84+84]
@@ -26,23 +26,23 @@ func vecDotQ2_K(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 	for i := 0; i < 4; i++ {
 		yb := &y[bq8+i]
 		u := yb.Int(iqs % 8)
-		d8 := yd(yb.D)
+		d8 := sim.H2F(yb.D)
 		sc := int32(scales[2*i])
 		vi := (v >> (2 * i)) & 0x03030303
-		sumfD = ffma(d8, sim.I2F(dp4a(vi, u, 0)*(sc&0xF)), sumfD)
+		sumfD = sim.FMA(d8, sim.I2F(sim.Dp4a(vi, u, 0)*(sc&0xF)), sumfD)
 		m := sc >> 4
 		m |= m << 8
 		m |= m << 16
-		sumfM = ffma(d8, sim.I2F(dp4a(m, u, 0)), sumfM)
+		sumfM = sim.FMA(d8, sim.I2F(sim.Dp4a(m, u, 0)), sumfM)
 	}
 	dm := half2(b[80:])
-	r := ffma(sumfD, h2fTab[dm.Lo], sim.Neg(sim.Mul(sumfM, h2fTab[dm.Hi])))
+	r := sim.FMA(sumfD, sim.H2F(dm.Lo), sim.Neg(sim.Mul(sumfM, sim.H2F(dm.Hi))))
 	return sim.Add(tmp, r)
 }
 
 // vecDotQ3_K (VDR 1, iqs 0..15; x bytes: hmask[32], qs[64], scales[12], d):
 //
-//	for i < 4: sumf = FFMA(d8[i], I2F(dp4a(vi, u[i], 0)*sc), sumf)   (from +0)
+//	for i < 4: sumf = FFMA(d8[i], I2F(sim.Dp4a(vi, u[i], 0)*sc), sumf)   (from +0)
 //	tmp = FFMA(sumf, h2f(d), tmp)
 func vecDotQ3_K(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 	b := xrow[kbx*110 : kbx*110+110]
@@ -61,9 +61,9 @@ func vecDotQ3_K(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 		vil := (vl >> (2 * i)) & 0x03030303
 		vih := ((vh >> i) << 2) & 0x04040404
 		vi := sim.Vsubss4(vil, vih)
-		sumf = ffma(yd(yb.D), sim.I2F(dp4a(vi, yb.Int(iqs%8), 0)*sc), sumf)
+		sumf = sim.FMA(sim.H2F(yb.D), sim.I2F(sim.Dp4a(vi, yb.Int(iqs%8), 0)*sc), sumf)
 	}
-	return ffma(sumf, h2f(b[108:]), tmp)
+	return sim.FMA(sumf, h2f(b[108:]), tmp)
 }
 
 // q45KScales returns the scales and mins of the two sub-blocks 2j, 2j+1 of a Q4_K/Q5_K
@@ -100,19 +100,19 @@ func vecDotQ4_K(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 		u0, u1 := yb.Int((iqs/2)%4), yb.Int((iqs/2)%4+4)
 		v0i := (v0 >> (4 * i)) & 0x0F0F0F0F
 		v1i := (v1 >> (4 * i)) & 0x0F0F0F0F
-		dot1 := dp4a(v1i, u1, dp4a(v0i, u0, 0))
-		dot2 := dp4a(0x01010101, u1, dp4a(0x01010101, u0, 0))
-		d8 := yd(yb.D)
-		sumfD = ffma(d8, sim.I2F(dot1*sc[i]), sumfD)
-		sumfM = ffma(d8, sim.I2F(dot2*m[i]), sumfM)
+		dot1 := sim.Dp4a(v1i, u1, sim.Dp4a(v0i, u0, 0))
+		dot2 := sim.Dp4a(0x01010101, u1, sim.Dp4a(0x01010101, u0, 0))
+		d8 := sim.H2F(yb.D)
+		sumfD = sim.FMA(d8, sim.I2F(dot1*sc[i]), sumfD)
+		sumfM = sim.FMA(d8, sim.I2F(dot2*m[i]), sumfM)
 	}
 	dm := half2(b)
-	r := ffma(sumfD, h2fTab[dm.Lo], sim.Neg(sim.Mul(sumfM, h2fTab[dm.Hi])))
+	r := sim.FMA(sumfD, sim.H2F(dm.Lo), sim.Neg(sim.Mul(sumfM, sim.H2F(dm.Hi))))
 	return sim.Add(tmp, r)
 }
 
 // vecDotQ5_K (VDR 2, iqs 0,2,..,30; x bytes: dm, scales[12], qh[32], qs[128]): as Q4_K
-// with 5-bit values, dot1 = dp4a(v0i, u0, dp4a(v1i, u1, 0)) and dot2 likewise ordered.
+// with 5-bit values, dot1 = sim.Dp4a(v0i, u0, sim.Dp4a(v1i, u1, 0)) and dot2 likewise ordered.
 func vecDotQ5_K(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 	b := xrow[kbx*176 : kbx*176+176]
 	bq8 := 2 * ((iqs / 2) / 4)
@@ -127,20 +127,20 @@ func vecDotQ5_K(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 		u0, u1 := yb.Int((iqs/2)%4), yb.Int((iqs/2)%4+4)
 		v0i := (vl0>>(4*i))&0x0F0F0F0F | ((vh0>>i)<<4)&0x10101010
 		v1i := (vl1>>(4*i))&0x0F0F0F0F | ((vh1>>i)<<4)&0x10101010
-		dot1 := dp4a(v0i, u0, dp4a(v1i, u1, 0))
-		dot2 := dp4a(0x01010101, u0, dp4a(0x01010101, u1, 0))
-		d8 := yd(yb.D)
-		sumfD = ffma(d8, sim.I2F(dot1*sc[i]), sumfD)
-		sumfM = ffma(d8, sim.I2F(dot2*m[i]), sumfM)
+		dot1 := sim.Dp4a(v0i, u0, sim.Dp4a(v1i, u1, 0))
+		dot2 := sim.Dp4a(0x01010101, u0, sim.Dp4a(0x01010101, u1, 0))
+		d8 := sim.H2F(yb.D)
+		sumfD = sim.FMA(d8, sim.I2F(dot1*sc[i]), sumfD)
+		sumfM = sim.FMA(d8, sim.I2F(dot2*m[i]), sumfM)
 	}
 	dm := half2(b)
-	r := ffma(sumfD, h2fTab[dm.Lo], sim.Neg(sim.Mul(sumfM, h2fTab[dm.Hi])))
+	r := sim.FMA(sumfD, sim.H2F(dm.Lo), sim.Neg(sim.Mul(sumfM, sim.H2F(dm.Hi))))
 	return sim.Add(tmp, r)
 }
 
 // vecDotQ6_K (VDR 1, iqs 0..31; x bytes: ql[128], qh[64], scales[16] int8, d):
 //
-//	for i < 2: sumf = FFMA(d8[i], I2F(dp4a(vi, u[i], 0)*sc[i]), sumf)   (from +0)
+//	for i < 2: sumf = FFMA(d8[i], I2F(sim.Dp4a(vi, u[i], 0)*sc[i]), sumf)   (from +0)
 //	tmp = FFMA(sumf, h2f(d), tmp)
 func vecDotQ6_K(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 	b := xrow[kbx*210 : kbx*210+210]
@@ -156,9 +156,9 @@ func vecDotQ6_K(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 		vil := (vl >> (4 * i)) & 0x0F0F0F0F
 		vih := ((vh >> (4 * i)) << 4) & 0x30303030
 		vi := sim.Vsubss4(vil|vih, 0x20202020)
-		sumf = ffma(yd(yb.D), sim.I2F(dp4a(vi, yb.Int(iqs%8), 0)*sc), sumf)
+		sumf = sim.FMA(sim.H2F(yb.D), sim.I2F(sim.Dp4a(vi, yb.Int(iqs%8), 0)*sc), sumf)
 	}
-	return ffma(sumf, h2f(b[208:]), tmp)
+	return sim.FMA(sumf, h2f(b[208:]), tmp)
 }
 
 func init() {

@@ -13,7 +13,7 @@ import (
 
 // vecDotQ4_0 (VDR 2, iqs in {0,2}):
 //
-//	sumi = Σ_i dp4a(v_i & 0x0F0F0F0F, u[iqs+i], ·), dp4a((v_i>>4) & 0x0F0F0F0F, u[iqs+i+4], ·)
+//	sumi = Σ_i sim.Dp4a(v_i & 0x0F0F0F0F, u[iqs+i], ·), sim.Dp4a((v_i>>4) & 0x0F0F0F0F, u[iqs+i+4], ·)
 //	X    = FFMA(h2f(ds8.x), I2F(sumi), -FMUL(4, h2f(ds8.y)))
 //	tmp  = FFMA(X, h2f(d4), tmp)
 func vecDotQ4_0(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
@@ -22,18 +22,18 @@ func vecDotQ4_0(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 	var sumi int32
 	for i := 0; i < 2; i++ {
 		v := le32(b[2+4*(iqs+i):])
-		sumi = dp4a(v&0x0F0F0F0F, yb.Int(iqs+i), sumi)
-		sumi = dp4a((v>>4)&0x0F0F0F0F, yb.Int(iqs+i+4), sumi)
+		sumi = sim.Dp4a(v&0x0F0F0F0F, yb.Int(iqs+i), sumi)
+		sumi = sim.Dp4a((v>>4)&0x0F0F0F0F, yb.Int(iqs+i+4), sumi)
 	}
-	x := ffma(yd(yb.D), sim.I2F(sumi), sim.Neg(sim.Mul(4, yd(yb.S))))
-	return ffma(x, h2f(b), tmp)
+	x := sim.FMA(sim.H2F(yb.D), sim.I2F(sumi), sim.Neg(sim.Mul(4, sim.H2F(yb.S))))
+	return sim.FMA(x, h2f(b), tmp)
 }
 
 // hmulDS returns __half22float2(__hmul2(dm, ds8)): the half products d*d8 and m*s8, each
 // rounded to binary16 (HMUL2, no FTZ), converted exactly.
 func hmulDS(dm []byte, yb *q8.Block) (dd, ms float32) {
 	p := half2(dm)
-	return h2fTab[f16Mul(p.Lo, yb.D)], h2fTab[f16Mul(p.Hi, yb.S)]
+	return sim.H2F(f16Mul(p.Lo, yb.D)), sim.H2F(f16Mul(p.Hi, yb.S))
 }
 
 // vecDotQ4_1 (VDR 2, iqs in {0,2}):
@@ -47,11 +47,11 @@ func vecDotQ4_1(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 	var sumi int32
 	for i := 0; i < 2; i++ {
 		v := le32(b[4+4*(iqs+i):])
-		sumi = dp4a(v&0x0F0F0F0F, yb.Int(iqs+i), sumi)
-		sumi = dp4a((v>>4)&0x0F0F0F0F, yb.Int(iqs+i+4), sumi)
+		sumi = sim.Dp4a(v&0x0F0F0F0F, yb.Int(iqs+i), sumi)
+		sumi = sim.Dp4a((v>>4)&0x0F0F0F0F, yb.Int(iqs+i+4), sumi)
 	}
 	dd, ms := hmulDS(b, yb)
-	return sim.Add(tmp, ffma(dd, sim.I2F(sumi), sim.Mul(ms, 0.5)))
+	return sim.Add(tmp, sim.FMA(dd, sim.I2F(sumi), sim.Mul(ms, 0.5)))
 }
 
 // q5Ints returns the two 5-bit value ints (low and high nibbles with their 5th bits) of
@@ -83,11 +83,11 @@ func vecDotQ5_0(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 	var sumi int32
 	for i := 0; i < 2; i++ {
 		vi0, vi1 := q5Ints(le32(b[6+4*(iqs+i):]), qh>>(4*(iqs+i)))
-		sumi = dp4a(vi0, yb.Int(iqs+i), sumi)
-		sumi = dp4a(vi1, yb.Int(iqs+i+4), sumi)
+		sumi = sim.Dp4a(vi0, yb.Int(iqs+i), sumi)
+		sumi = sim.Dp4a(vi1, yb.Int(iqs+i+4), sumi)
 	}
-	x := ffma(yd(yb.D), sim.I2F(sumi), sim.Neg(sim.Mul(8, yd(yb.S))))
-	return ffma(x, h2f(b), tmp)
+	x := sim.FMA(sim.H2F(yb.D), sim.I2F(sumi), sim.Neg(sim.Mul(8, sim.H2F(yb.S))))
+	return sim.FMA(x, h2f(b), tmp)
 }
 
 // vecDotQ5_1 (VDR 2, iqs in {0,2}):
@@ -101,26 +101,26 @@ func vecDotQ5_1(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 	var sumi int32
 	for i := 0; i < 2; i++ {
 		vi0, vi1 := q5Ints(le32(b[8+4*(iqs+i):]), qh>>(4*(iqs+i)))
-		sumi = dp4a(vi0, yb.Int(iqs+i), sumi)
-		sumi = dp4a(vi1, yb.Int(iqs+i+4), sumi)
+		sumi = sim.Dp4a(vi0, yb.Int(iqs+i), sumi)
+		sumi = sim.Dp4a(vi1, yb.Int(iqs+i+4), sumi)
 	}
 	dd, ms := hmulDS(b, yb)
-	return sim.Add(tmp, ffma(dd, sim.I2F(sumi), sim.Mul(ms, 0.5)))
+	return sim.Add(tmp, sim.FMA(dd, sim.I2F(sumi), sim.Mul(ms, 0.5)))
 }
 
 // vecDotQ8_0 (VDR 2, iqs in {0,2,4,6}):
 //
-//	sumi = dp4a(v[iqs+1], u[iqs+1], dp4a(v[iqs], u[iqs], 0))
+//	sumi = sim.Dp4a(v[iqs+1], u[iqs+1], sim.Dp4a(v[iqs], u[iqs], 0))
 //	tmp  = FFMA(FMUL(h2f(d_x), h2f(d_y)), I2F(sumi), tmp)
 func vecDotQ8_0(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 	b := xrow[kbx*34 : kbx*34+34]
 	yb := &y[0]
 	var sumi int32
 	for i := 0; i < 2; i++ {
-		sumi = dp4a(le32(b[2+4*(iqs+i):]), yb.Int(iqs+i), sumi)
+		sumi = sim.Dp4a(le32(b[2+4*(iqs+i):]), yb.Int(iqs+i), sumi)
 	}
-	d := sim.Mul(h2f(b), yd(yb.D))
-	return ffma(d, sim.I2F(sumi), tmp)
+	d := sim.Mul(h2f(b), sim.H2F(yb.D))
+	return sim.FMA(d, sim.I2F(sumi), tmp)
 }
 
 func init() {

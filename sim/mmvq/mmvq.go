@@ -99,7 +99,7 @@ func (e Event) String() string {
 // quantize_q8_1 of y (sim/q8), then mul_mat_vec_q with the launch MakePlan gives. The
 // result has N*M values, dst[j*N+i] = row i · column j.
 //
-// Whether ggml would dispatch MMVQ for this shape is not checked (see ShouldUseMMVQ).
+// Whether ggml would dispatch MMVQ for this shape is not checked (see tiling.MulMat).
 // It returns an error for a type without a kernel, inconsistent sizes, M outside 1..8,
 // or a device whose arithmetic is not modelled (see checkDevice).
 func MulMat(dev sim.Device, t quant.Type, x []byte, K, N int, y []float32, M int) ([]float32, error) {

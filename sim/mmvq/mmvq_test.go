@@ -280,14 +280,6 @@ func TestMakePlan(t *testing.T) {
 }
 
 func TestDispatchTables(t *testing.T) {
-	if MMIDMaxBatch(quant.Q3_K, 900) != 8 || MMIDMaxBatch(quant.Q3_K, 800) != 5 || MMIDMaxBatch(quant.Q8_0, 610) != 4 ||
-		MMIDMaxBatch(quant.Q4_0, sim.CCRDNA4) != 7 || MMIDMaxBatch(quant.Q4_0, sim.CCCDNA3) != 8 || MMIDMaxBatch(quant.F16, 610) != 8 {
-		t.Error("get_mmvq_mmid_max_batch")
-	}
-	if !ShouldUseMMVQ(quant.Q4_K, 900, 8) || ShouldUseMMVQ(quant.Q4_K, 900, 9) || ShouldUseMMVQ(quant.Q2_K, 890, 5) ||
-		!ShouldUseMMVQ(quant.Q2_K, 890, 4) || ShouldUseMMVQ(quant.F32, 900, 1) || ShouldUseMMVQ(quant.Q4_K, sim.CCCDNA1, 3) {
-		t.Error("ggml_cuda_should_use_mmvq")
-	}
 	if CalcNWarps(quant.Q4_K, 9, TableGeneric, false, false) != 1 || CalcRowsPerBlock(9, TableGeneric, false, 1) != 1 {
 		t.Error("calc_nwarps / calc_rows_per_block beyond 8 columns")
 	}
@@ -339,7 +331,7 @@ func TestGoldenDiscriminates(t *testing.T) {
 		for i := 0; i < 2; i++ {
 			sumi = sim.Dp4a(le32(b[2+4*(iqs+i):]), yb.Int(iqs+i), sumi)
 		}
-		d := sim.Mul(h2f(b), yd(yb.D))
+		d := sim.Mul(h2f(b), sim.H2F(yb.D))
 		return sim.Add(tmp, sim.Mul(d, sim.I2F(sumi)))
 	}
 	kernels[quant.Q8_0] = k

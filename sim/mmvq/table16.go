@@ -41,7 +41,7 @@ func e8m0Float(e uint8) float32 {
 
 // vecDotMXFP4 (VDR 2, iqs in {0,2}):
 //
-//	sumi = Σ_l dp4a(v.x, u[iqs+l], ·), dp4a(v.y, u[iqs+l+4], ·)  (v = table16 of qs int iqs+l)
+//	sumi = Σ_l sim.Dp4a(v.x, u[iqs+l], ·), sim.Dp4a(v.y, u[iqs+l+4], ·)  (v = table16 of qs int iqs+l)
 //	tmp  = FFMA(FMUL(FMUL(e8m0(e), 0.5), h2f(d_y)), I2F(sumi), tmp)
 func vecDotMXFP4(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 	b := xrow[kbx*17 : kbx*17+17]
@@ -49,11 +49,11 @@ func vecDotMXFP4(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 	var sumi int32
 	for l := 0; l < 2; l++ {
 		vx, vy := table16(le32(b[1+4*(iqs+l):]), &quant.KValuesMXFP4)
-		sumi = dp4a(vx, yb.Int(iqs+l), sumi)
-		sumi = dp4a(vy, yb.Int(iqs+l+4), sumi)
+		sumi = sim.Dp4a(vx, yb.Int(iqs+l), sumi)
+		sumi = sim.Dp4a(vy, yb.Int(iqs+l+4), sumi)
 	}
-	d := sim.Mul(sim.Mul(e8m0Float(b[0]), 0.5), yd(yb.D))
-	return ffma(d, sim.I2F(sumi), tmp)
+	d := sim.Mul(sim.Mul(e8m0Float(b[0]), 0.5), sim.H2F(yb.D))
+	return sim.FMA(d, sim.I2F(sumi), tmp)
 }
 
 // vecDotIQ4_NL (VDR 2, iqs in {0,2}):
@@ -66,16 +66,16 @@ func vecDotIQ4_NL(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 
 	var sumi int32
 	for l := 0; l < 2; l++ {
 		vx, vy := table16(le32(b[2+4*(iqs+l):]), &quant.KValuesIQ4NL)
-		sumi = dp4a(vx, yb.Int(iqs+l), sumi)
-		sumi = dp4a(vy, yb.Int(iqs+l+4), sumi)
+		sumi = sim.Dp4a(vx, yb.Int(iqs+l), sumi)
+		sumi = sim.Dp4a(vy, yb.Int(iqs+l+4), sumi)
 	}
-	d := sim.Mul(h2f(b), yd(yb.D))
-	return ffma(d, sim.I2F(sumi), tmp)
+	d := sim.Mul(h2f(b), sim.H2F(yb.D))
+	return sim.FMA(d, sim.I2F(sumi), tmp)
 }
 
 // vecDotIQ4_XS (VDR 4, iqs = 4*s for sub-block s = 0..7, q8_1 block s):
 //
-//	sumi = Σ_{j<4} dp4a(v.x, u_s[j], ·), dp4a(v.y, u_s[j+4], ·)  (v = table16 of qs int iqs+j)
+//	sumi = Σ_{j<4} sim.Dp4a(v.x, u_s[j], ·), sim.Dp4a(v.y, u_s[j+4], ·)  (v = table16 of qs int iqs+j)
 //	sumi *= ls - 32                     (int; ls the 6-bit sub-block scale)
 //	tmp  = FFMA(FMUL(h2f(d_x), h2f(d_y,s)), I2F(sumi), tmp)
 func vecDotIQ4_XS(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
@@ -84,14 +84,14 @@ func vecDotIQ4_XS(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 
 	var sumi int32
 	for j := 0; j < 4; j++ {
 		vx, vy := table16(le32(b[8+4*(iqs+j):]), &quant.KValuesIQ4NL)
-		sumi = dp4a(vx, yb.Int(j), sumi)
-		sumi = dp4a(vy, yb.Int(j+4), sumi)
+		sumi = sim.Dp4a(vx, yb.Int(j), sumi)
+		sumi = sim.Dp4a(vy, yb.Int(j+4), sumi)
 	}
 	scalesH := int32(uint16(b[2]) | uint16(b[3])<<8)
 	ls := (int32(b[4+iqs/8])>>(iqs&4))&0x0F | ((scalesH>>(iqs/2))&0x03)<<4
 	sumi *= ls - 32
-	d := sim.Mul(h2f(b), yd(yb.D))
-	return ffma(d, sim.I2F(sumi), tmp)
+	d := sim.Mul(h2f(b), sim.H2F(yb.D))
+	return sim.FMA(d, sim.I2F(sumi), tmp)
 }
 
 func init() {
