@@ -1,0 +1,47 @@
+// Package cuda is ggsim's own CUDA backend: the CUDA driver API and NVRTC, loaded at
+// run time with dlopen, and the probes that measure the GPU arithmetic the simulator
+// models.
+//
+// Model. No CUDA header or library is needed to build: the few driver entry points
+// (cuInit ... cuLaunchKernel, the _v2 ABI of CUDA 12/13) and NVRTC entry points are
+// declared by hand and called through small C trampolines. Open loads libcuda.so.1,
+// retains device o.Device's primary context and loads NVRTC (NVRTCCandidates says
+// where it looks). The probes' sources are embedded (kernels/*.cu) and compiled with
+// NVRTC for the device at hand (--gpu-architecture=sm_XY from its compute capability)
+// with -use_fast_math, because every ggml CUDA build uses it; the cubin is loaded with
+// cuModuleLoadData and launched with cuLaunchKernel on the default stream, followed by
+// cuCtxSynchronize so that a faulting kernel is reported by the launch that ran it. A
+// Module keeps its PTX and cubin: they are the record of which instructions a probe
+// measured.
+//
+// Probes (each returns Go slices; the pure-Go halves are in mufu.go, half.go, mma.go,
+// round.go and are tested without a GPU):
+//
+//   - ProbeRcpBinade / ProbeRcpList: rcp.approx.ftz.f32 (MUFU.RCP), all 2^23 mantissas
+//     of a binade; EncodeRcpDelta2 writes the shared 2-bit table format of
+//     shared/mufu/README.md, CompareBinade tests rcp(m·2^e) = rcp(m)·2^-e.
+//   - ProbeDiv / ProbeDiv127: a/b, x/127.0f and 127.0f/x as -use_fast_math compiles them.
+//   - ProbeHalf2 / ProbeHalf2Intrinsics: add/mul/fma on half2 (inline PTX .rn, and
+//     cuda_fp16.h's __hadd2/__hmul2/__hfma2), compared with exact binary16 arithmetic.
+//   - ProbeDp4a: dp4a.s32.s32.
+//   - ProbeMMA with MmaLayoutExperiments/CheckMmaLayout: the fragment layout of
+//     mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32.
+//   - ProbeRound / ProbeRoundAll: roundf and (int8_t) roundf as ggml's activation
+//     quantizers write them, on a sweep and over all 2^32 float32.
+//
+// What the probes measured on an H200 (driver 580.159.04, CUDA 13.0) is recorded in
+// gpu/testdata/README.md; MeasuredInt8 and the doc comments cite it.
+//
+// Errors. A failed driver call is a *DriverError naming the entry point and the
+// CUresult with its cuGetErrorName/cuGetErrorString; it matches ErrOutOfMemory,
+// ErrNoDevice and ErrNoDriver with errors.Is. A failed NVRTC call is an *NVRTCError with
+// the compile log. A missing library or symbol names the library and the loader's
+// message.
+//
+// Invariants: a Context serialises its calls and makes its context current on a locked
+// OS thread for each; device addresses passed to copies must lie inside one of the
+// Context's allocations (checked); Close frees what is still allocated.
+//
+// Built without the cuda tag (or without cgo), Open and every method return an error
+// ("ggsim built without the cuda tag"); the pure-Go parts work in every build.
+package cuda

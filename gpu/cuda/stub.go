@@ -1,0 +1,131 @@
+//go:build !cuda || !cgo
+
+package cuda
+
+import "github.com/ggsim/ggsim/gpu/internal/dl"
+
+// Built reports whether this build has the GPU backend (the cuda tag and cgo).
+const Built = false
+
+func notBuilt() error {
+	_, err := dl.Open("libcuda.so.1") // the dl stub's error says which of tag or cgo is missing
+	return err
+}
+
+// DevPtr is a device address (CUdeviceptr).
+type DevPtr uint64
+
+// Dim3 is a grid or block shape.
+type Dim3 struct{ X, Y, Z uint32 }
+
+// Context is a device context; this build cannot make one.
+type Context struct{}
+
+// Module is a compiled CUDA module; this build cannot make one.
+type Module struct{}
+
+// Function is a kernel; this build cannot make one.
+type Function struct{}
+
+// Open returns ErrNotBuilt: this build has no GPU backend.
+func Open(o Options) (*Context, error) { return nil, notBuilt() }
+
+// QueryDevice returns ErrNotBuilt.
+func QueryDevice(o Options) (DeviceInfo, error) { return DeviceInfo{}, notBuilt() }
+
+// NVRTCVersion returns ErrNotBuilt.
+func NVRTCVersion(o Options) (major, minor int, path string, err error) { return 0, 0, "", notBuilt() }
+
+// CompileProgram returns ErrNotBuilt.
+func CompileProgram(o Options, name, src, arch string, opts ...string) (Program, error) {
+	return Program{}, notBuilt()
+}
+
+// Info returns the zero DeviceInfo.
+func (c *Context) Info() DeviceInfo { return DeviceInfo{} }
+
+// Close returns nil.
+func (c *Context) Close() error { return nil }
+
+// Alloc returns ErrNotBuilt.
+func (c *Context) Alloc(n int) (DevPtr, error) { return 0, notBuilt() }
+
+// Free returns ErrNotBuilt.
+func (c *Context) Free(p DevPtr) error { return notBuilt() }
+
+// CopyToDevice returns ErrNotBuilt.
+func (c *Context) CopyToDevice(dst DevPtr, src []byte) error { return notBuilt() }
+
+// CopyFromDevice returns ErrNotBuilt.
+func (c *Context) CopyFromDevice(dst []byte, src DevPtr) error { return notBuilt() }
+
+// Memset returns ErrNotBuilt.
+func (c *Context) Memset(p DevPtr, v byte, n int) error { return notBuilt() }
+
+// Synchronize returns ErrNotBuilt.
+func (c *Context) Synchronize() error { return notBuilt() }
+
+// Compile returns ErrNotBuilt.
+func (c *Context) Compile(name, src string, opts ...string) (*Module, error) { return nil, notBuilt() }
+
+// LoadModule returns ErrNotBuilt.
+func (c *Context) LoadModule(name string, image []byte) (*Module, error) { return nil, notBuilt() }
+
+// PTX returns "".
+func (m *Module) PTX() string { return "" }
+
+// Cubin returns nil.
+func (m *Module) Cubin() []byte { return nil }
+
+// Log returns "".
+func (m *Module) Log() string { return "" }
+
+// Unload returns ErrNotBuilt.
+func (m *Module) Unload() error { return notBuilt() }
+
+// Function returns ErrNotBuilt.
+func (m *Module) Function(name string) (*Function, error) { return nil, notBuilt() }
+
+// Launch returns ErrNotBuilt.
+func (f *Function) Launch(grid, block Dim3, sharedMem uint32, args ...any) error { return notBuilt() }
+
+// ProbeModule returns ErrNotBuilt.
+func (c *Context) ProbeModule(file string, extra ...string) (*Module, error) { return nil, notBuilt() }
+
+// ProbeRcpBinade returns ErrNotBuilt.
+func (c *Context) ProbeRcpBinade(base uint32) ([]uint32, error) { return nil, notBuilt() }
+
+// ProbeRcpList returns ErrNotBuilt.
+func (c *Context) ProbeRcpList(x []uint32) ([]uint32, error) { return nil, notBuilt() }
+
+// ProbeDiv returns ErrNotBuilt.
+func (c *Context) ProbeDiv(a, b []float32) (q, m []float32, err error) { return nil, nil, notBuilt() }
+
+// ProbeDiv127 returns ErrNotBuilt.
+func (c *Context) ProbeDiv127(x []float32) (over, into []float32, err error) {
+	return nil, nil, notBuilt()
+}
+
+// ProbeHalf2 returns ErrNotBuilt.
+func (c *Context) ProbeHalf2(a, b, cc []uint32) (add, mul, fma []uint32, err error) {
+	return nil, nil, nil, notBuilt()
+}
+
+// ProbeHalf2Intrinsics returns ErrNotBuilt.
+func (c *Context) ProbeHalf2Intrinsics(a, b, cc []uint32) (add, mul, fma []uint32, err error) {
+	return nil, nil, nil, notBuilt()
+}
+
+// ProbeDp4a returns ErrNotBuilt.
+func (c *Context) ProbeDp4a(a, b, cc []int32) ([]int32, error) { return nil, notBuilt() }
+
+// ProbeMMA returns ErrNotBuilt.
+func (c *Context) ProbeMMA(ws []MmaWarp) ([]MmaOut, error) { return nil, notBuilt() }
+
+// ProbeRound returns ErrNotBuilt.
+func (c *Context) ProbeRound(x []float32) (r []float32, q8, q4 []int8, err error) {
+	return nil, nil, nil, notBuilt()
+}
+
+// ProbeRoundAll returns ErrNotBuilt.
+func (c *Context) ProbeRoundAll() (RoundAll, error) { return RoundAll{}, notBuilt() }

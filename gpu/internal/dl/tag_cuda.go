@@ -1,0 +1,5 @@
+//go:build cuda && !cgo
+
+package dl
+
+const cudaTag = true

@@ -1,0 +1,5 @@
+//go:build !cuda
+
+package dl
+
+const cudaTag = false
