@@ -12,6 +12,11 @@
 //	simrun explain --device H200 --type q4_K --k 4096 --n 14336 --m 8 [--experts E]
 //
 // explain says which kernel ggml dispatches the shape to on that device, and why.
+//
+//	simrun capture --ggml DIR --out FILE.gguf [--types ...] [--k K] [--n N] [--batches ...] [--moe E:U:T:B1,...]
+//
+// capture (built with -tags cuda, cgo) runs cases through a ggml build loaded at run
+// time (its CUDA backend, or --cpu) and writes a golden file that verify reads.
 package main
 
 import (
@@ -28,6 +33,8 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, `usage:
   simrun verify [--json] [--no-fp64] [FILE.gguf ...]   verify golden files (default: the embedded samples)
   simrun explain --device NAME --type T --m COLS [--k K --n N] [--experts E]
+  simrun capture --ggml DIR --out FILE.gguf [--types T,...] [--k K --n N] [--batches 1,2,...] [--moe E:U:T:B1,...]
+                                                       run cases on a ggml build (cuda tag) and write a golden file
   simrun devices                                       list the device catalog`)
 }
 
@@ -41,6 +48,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdVerify(args[1:], stdout, stderr)
 	case "explain":
 		return cmdExplain(args[1:], stdout, stderr)
+	case "capture":
+		return cmdCapture(args[1:], stdout, stderr)
 	case "devices":
 		return cmdDevices(stdout)
 	case "-h", "--help", "help":

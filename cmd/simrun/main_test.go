@@ -100,3 +100,16 @@ func TestUsage(t *testing.T) {
 		t.Errorf("devices: exit %d\n%s", code, out)
 	}
 }
+
+func TestCaptureArgs(t *testing.T) {
+	code, _, errs := runCmd(t, "capture", "--out", "x.gguf")
+	if code != 2 || !strings.Contains(errs, "--ggml and --out are required") {
+		t.Errorf("missing --ggml: exit %d, %q", code, errs)
+	}
+	if code, _, errs = runCmd(t, "capture", "--ggml", "d", "--out", "x", "--moe", "4:2:x:1"); code != 2 || !strings.Contains(errs, "E:U:T:B1") {
+		t.Errorf("bad --moe: exit %d, %q", code, errs)
+	}
+	if code, _, errs = runCmd(t, "capture", "--ggml", "d", "--out", "x", "--types", "q4_K,nosuch"); code != 2 {
+		t.Errorf("bad --types: exit %d, %q", code, errs)
+	}
+}

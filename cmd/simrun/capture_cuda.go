@@ -1,0 +1,56 @@
+//go:build cuda && cgo
+
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/ggsim/ggsim/gpu/ggml"
+)
+
+func cmdCapture(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("capture", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	a, err := parseCaptureArgs(args, fl)
+	if err != nil {
+		fmt.Fprintln(stderr, "simrun capture:", err)
+		return 2
+	}
+	lib, err := ggml.Load(a.ggmlDir)
+	if err != nil {
+		fmt.Fprintln(stderr, "simrun capture:", err)
+		return 1
+	}
+	spec := ggml.BackendSpec{Kind: ggml.CUDA, Device: a.device}
+	if a.cpu {
+		spec = ggml.BackendSpec{Kind: ggml.CPU}
+	}
+	be, err := lib.NewBackend(spec)
+	if err != nil {
+		fmt.Fprintln(stderr, "simrun capture:", err)
+		return 1
+	}
+	defer be.Close()
+	plan := ggml.Plan{Types: a.types, K: a.k, N: a.n, Batches: a.batches, QuantRows: a.quantRows, Seed: a.seed, Repeat: a.repeat}
+	if a.defaultedTypes {
+		plan.Types = slices.Clone(ggml.MMVQTypes)
+	}
+	for _, m := range a.moe {
+		plan.MoE = append(plan.MoE, ggml.MoEShape{E: m[0], U: m[1], T: m[2], B1: m[3]})
+	}
+	w, sum, err := ggml.Capture(plan, be, lib, ggml.Meta{Commit: a.commit, Build: a.build})
+	if err != nil {
+		fmt.Fprintln(stderr, "simrun capture:", err)
+		return 1
+	}
+	if err := w.WriteFile(a.out); err != nil {
+		fmt.Fprintln(stderr, "simrun capture:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "capture: %s on %s (cc %d, %d SMs): %d mul_mat, %d mul_mat_id, %d quantize cases, %d tensors -> %s\n",
+		spec, sum.Device.Name, sum.Device.CC, sum.Device.SMCount, sum.MulMat, sum.MulMatID, sum.Quantize, sum.Tensors, a.out)
+	return 0
+}

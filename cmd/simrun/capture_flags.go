@@ -1,0 +1,93 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/ggsim/ggsim/quant"
+)
+
+// captureArgs are simrun capture's options; parsing them needs no GPU, so it is tested
+// in every build.
+type captureArgs struct {
+	ggmlDir, out   string
+	cpu            bool
+	device         int
+	types          []quant.Type
+	k, n           int
+	batches        []int
+	quantRows      int
+	moe            [][4]int // E, U, T, B1
+	seed           uint64
+	repeat         int
+	commit, build  string
+	defaultedTypes bool
+}
+
+func parseCaptureArgs(args []string, fl *flag.FlagSet) (*captureArgs, error) {
+	a := &captureArgs{}
+	fl.StringVar(&a.ggmlDir, "ggml", "", "directory of a ggml build (libggml-base.so, libggml.so, libggml-cuda.so, libggml-cpu.so)")
+	fl.StringVar(&a.out, "out", "", "golden file to write")
+	fl.BoolVar(&a.cpu, "cpu", false, "use ggml's CPU backend instead of CUDA (for comparison; not what ggsim models)")
+	fl.IntVar(&a.device, "device", 0, "CUDA device ordinal")
+	typesS := fl.String("types", "", "comma-separated weight types (default: the 13 MMVQ types quantized without an importance matrix)")
+	fl.IntVar(&a.k, "k", 1024, "K: values per weight row")
+	fl.IntVar(&a.n, "n", 128, "N: weight rows")
+	batchS := fl.String("batches", "1,2,3,4,5,6,7,8", "comma-separated batch sizes (columns of src1) of the mul_mat cases")
+	fl.IntVar(&a.quantRows, "quant-rows", 64, "rows of each type's quantize case (0: none)")
+	moeS := fl.String("moe", "", "comma-separated mul_mat_id shapes E:U:T:B1 (experts, experts per token, tokens, B1 = 1 or U)")
+	fl.Uint64Var(&a.seed, "seed", 1, "input generator seed")
+	fl.IntVar(&a.repeat, "repeat", 2, "run each product this many times and require identical bits")
+	fl.StringVar(&a.commit, "commit", "", "ggml commit to record (default: what the build reports)")
+	fl.StringVar(&a.build, "build", "", "toolkit and build options to record, e.g. \"CUDA 13.0.88, CMAKE_CUDA_ARCHITECTURES=90, GGML_CUDA_FA=OFF, Release\"")
+	if err := fl.Parse(args); err != nil {
+		return nil, err
+	}
+	if a.ggmlDir == "" || a.out == "" {
+		return nil, fmt.Errorf("--ggml and --out are required")
+	}
+	if *typesS == "" {
+		a.defaultedTypes = true
+	} else {
+		for _, s := range strings.Split(*typesS, ",") {
+			t, err := quant.ParseType(strings.TrimSpace(s))
+			if err != nil {
+				return nil, err
+			}
+			a.types = append(a.types, t)
+		}
+	}
+	var err error
+	if a.batches, err = intList(*batchS); err != nil {
+		return nil, fmt.Errorf("--batches: %w", err)
+	}
+	if *moeS != "" {
+		for _, s := range strings.Split(*moeS, ",") {
+			v, err := intListSep(s, ":")
+			if err != nil || len(v) != 4 {
+				return nil, fmt.Errorf("--moe: %q is not E:U:T:B1", s)
+			}
+			a.moe = append(a.moe, [4]int{v[0], v[1], v[2], v[3]})
+		}
+	}
+	if a.k <= 0 || a.n <= 0 || a.repeat < 1 || a.quantRows < 0 {
+		return nil, fmt.Errorf("--k, --n and --repeat must be positive, --quant-rows non-negative")
+	}
+	return a, nil
+}
+
+func intList(s string) ([]int, error) { return intListSep(s, ",") }
+
+func intListSep(s, sep string) ([]int, error) {
+	var v []int
+	for _, f := range strings.Split(s, sep) {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%q is not a positive integer", f)
+		}
+		v = append(v, n)
+	}
+	return v, nil
+}
