@@ -1,0 +1,84 @@
+// Package oracletest is the conformance suite for implementations of ggml's MMVQ
+// (mul_mat_vec_q: MUL_MAT of a quantized matrix by 1..8 float32 columns, and MUL_MAT_ID
+// with 1..8 tokens), in the style of gonum's lapack/testlapack: one exported function,
+// Run, that every implementation's tests call with their oracle.Impl: the simulator
+// (oracle/conformance_test.go) and each GPU backend (gpu/ggml, build tag cuda).
+//
+// # Cases
+//
+// Run draws cases with pgregory.net/rapid, the shape before the data so that a failure
+// shrinks to a small shape first:
+//
+//   - the type: every type ggsim simulates in MMVQ (mmvq.Types()) unless Options.Types
+//     says otherwise;
+//   - the op and shape: MUL_MAT with K a multiple of the block size (so K not a multiple
+//     of 256 for the 32-value types; K <= 2048 in about three cases of four, in (2048,
+//     4096] in about one of seven, in (4096, Options.MaxK] in about one of ten, where
+//     every thread of the kernel makes several vec_dot calls), N = 1..40 rows (1..8 for K > 4096: odd counts and counts not a
+//     multiple of rows_per_block included) and the column counts M in 1..8 that ggml
+//     dispatches to MMVQ on the device (package tiling); or MUL_MAT_ID with E = 1..8
+//     experts, U = 1..E slots per token, the token counts in 1..8 dispatched to MMVQ,
+//     B1 = 1 (activations broadcast) or U, N = 1..16 rows (1..4 for K > 4096) and any
+//     expert ids (repeats allowed);
+//   - the data, plain or adversarial with equal odds. Plain: weights quantized from
+//     uniform floats by ggml's reference quantizer (quant.QuantizeRowRef; random raw
+//     blocks with moderate scales for the IQ types, which have none), activations uniform
+//     at scale 1, 1e-3 or 100. Adversarial: weights quantized from floats at scales up to
+//     3e4 or down to 1e-4, or random raw blocks, then up to four crafted blocks holding
+//     the largest finite scale, a binary16 subnormal scale, a zero scale, all zero bytes
+//     and, with NonFiniteInputs, a NaN or ±Inf scale (in d or in the min field);
+//     activations uniform, tiny (1e-5 down to 3e-39: half-subnormal or zero q8_1 scales,
+//     float32 subnormals that the GPU flushes), all equal along a row, with 32-value
+//     blocks of one sign whose sum exceeds 65504 (the q8_1 block sum becomes ±Inf in
+//     binary16), or near the float32 maximum, then up to four crafted values: a zeroed
+//     block, ±MaxFloat32 and, with NonFiniteInputs, NaN and ±Inf.
+//
+// The data come from a seed drawn by rapid (rapid's draws are the case's structure:
+// type, shape, ids, kinds and positions of the crafted blocks and values), so a failure
+// report lists the case and -rapid.seed replays the whole run.
+//
+// # Properties
+//
+// Each is selected by a Property bit (Options.Properties; all by default):
+//
+//	(a) Bound: on plain data every output lies within oracle.MulMatRef's bound of the
+//	    fp64 truth (per slot for MUL_MAT_ID). The bound is derived for weights quantized
+//	    from floats at moderate scales and activations whose q8_1 scales and block sums
+//	    are finite. Plain data meet that: weights quantized from floats at scale 0.05 or,
+//	    for the IQ types (no reference quantizer in ggsim), random raw blocks with binary16
+//	    d in [2^-12, 2^-5), where every bit pattern of the quants is a valid codebook
+//	    encoding and the derivation, which uses only the dequantized values and the
+//	    offsets the kernels apply, holds as well (5000 simulator cases were all within);
+//	    activations at scale 1, 1e-3 or 100. Adversarial data are never checked against
+//	    it: block sums that overflow binary16 or scales at the edges of the formats can
+//	    put a correct kernel outside it.
+//	(b) Determinism: a second call on the same inputs gives the same bits (NaN payloads
+//	    included); no call modifies its inputs.
+//	(c) Columns: on MMVQ's GENERIC parameter table (every NVIDIA device ggsim knows but
+//	    Turing builds and GB10), mul_mat_vec_q uses 4 warps for 1..4 columns and 2 for 5..8,
+//	    and reduces every column alone: with M = 2..4 each column's bits equal those of
+//	    M = 1 on that column; with M = 5..8 they equal those of M = 5 on columns 0..4 and
+//	    M-5..M-1 (M = 5: the columns reversed). MUL_MAT_ID with 2..8 tokens
+//	    (mul_mat_vec_q_moe, one warp per token on every table): reversing the tokens
+//	    reverses the result.
+//	(d) IDOneToken: MUL_MAT_ID of one token equals, slot by slot, MUL_MAT (M = 1) of the
+//	    slot's expert matrix by its activation row, wherever ggml launches both with the
+//	    same partition (mmvq.MakePlan).
+//	(e) NonFiniteInputs: NaN/±Inf inputs are drawn and never make a call fail or panic;
+//	    NonFiniteOutputs: an output must be NaN or ±Inf where ggml's arithmetic must give
+//	    one, whatever the order of its operations: where the activation block meets a
+//	    q8_1 scale d that is non-finite (a ±Inf in the 32 values, or a finite |value| >=
+//	    1e7, for which amax/127 rounds to +Inf in binary16) or the weight block's d is NaN
+//	    or ±Inf (binary16 d, IQ1_M's packed d, MXFP4's E8M0 255): each product of that d
+//	    is ±Inf or NaN (Inf·0) and stays so through every sum. Nothing is asserted for NaN
+//	    activations (quantize_q8_1 ignores NaN in amax and stores 0 for it) or for block
+//	    sums that overflow binary16: what those give is type-specific and left to (f).
+//	(f) Options.Reference: every output of every call equals the reference's bits. The
+//	    GPU run uses it with the simulator as the reference.
+//
+// Invariants of Run: every case drawn is one ggml dispatches to MMVQ on the device; a
+// case the implementation reports as unsupported (oracle.ErrUnsupported) fails the test
+// unless Options.SkipUnsupported, and is then counted as unsupported, never as passed;
+// the Report counts the cases that passed per type, per batch size and op, and per
+// property, and gives rapid's seed.
+package oracletest
