@@ -128,6 +128,7 @@ type Report struct {
 	Checked         map[Property]int       // cases on which each property applied (NonFiniteInputs: cases with a NaN or ±Inf input)
 	Calls           int                    // calls of the implementation
 	Unsupported     int                    // cases skipped (SkipUnsupported)
+	RaceAvoided     int                    // MUL_MAT_ID cases whose N was rounded up to avoid ggml's write race (mmvq.IDWriteRace)
 	BitExact        int                    // cases whose every output had the reference's bits
 	Outputs         int64                  // outputs compared with the reference
 	Elapsed         time.Duration
@@ -159,6 +160,9 @@ func (r *Report) String() string {
 	b.WriteString("\n  cases per property:")
 	for _, n := range propertyNames {
 		fmt.Fprintf(&b, " %s %d", n.name, r.Checked[n.p])
+	}
+	if r.RaceAvoided > 0 {
+		fmt.Fprintf(&b, "\n  MUL_MAT_ID cases with N rounded up to avoid ggml's write race (mmvq.IDWriteRace): %d", r.RaceAvoided)
 	}
 	if r.Unsupported > 0 {
 		fmt.Fprintf(&b, "\n  UNSUPPORTED (skipped, not passed): %d cases", r.Unsupported)

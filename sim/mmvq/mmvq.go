@@ -1,6 +1,7 @@
 package mmvq
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -201,6 +202,9 @@ func MulMatIDQ8(dev sim.Device, t quant.Type, as []byte, K, N, E int, yq []q8.Bl
 	if E < 1 {
 		return nil, fmt.Errorf("mmvq: %d experts", E)
 	}
+	if why := IDWriteRace(p, N, U); why != "" {
+		return nil, fmt.Errorf("%w: %s", ErrWriteRace, why)
+	}
 	rowBytes, err := checkX(t, as, K, N, E)
 	if err != nil {
 		return nil, err
@@ -365,4 +369,28 @@ func (l *launch) output(acc []float32, xrow []byte, y []q8.Block) float32 {
 		lanes[L] = v
 	}
 	return sim.ReduceSumTree(lanes[:])
+}
+
+// ErrWriteRace is wrapped by the error MulMatID returns for a launch in which ggml's
+// kernel writes outputs of one CUDA block over those of another: ggml's result is then
+// undefined (it depends on the order in which the GPU runs the blocks), so there are no
+// bits to reproduce.
+var ErrWriteRace = errors.New("ggml's kernel races on this shape (result undefined)")
+
+// IDWriteRace says why the MUL_MAT_ID launch p with N rows per expert and U expert slots
+// races, or "" if it does not. mul_mat_vec_q with ids (one token) guards its store with
+// row0+i < stride_col_dst (mmvq.cu, ggml d99724f2b141), and for MUL_MAT_ID stride_col_dst
+// is the token stride N*U, not N. When rows_per_block > 1 (small_k: rows_per_block =
+// nwarps) does not divide N, the last CUDA block of slot u computes rows past N from the
+// next expert's weights and stores them over rows 0.. of slot u+1, which another block
+// also writes (a race), and the last slot's stores land past the end of dst. Observed on
+// an H200: repeated runs of such a shape gave different bits in slot 1, row 0.
+// mul_mat_vec_q_moe (2..8 tokens) guards with nrows and does not race.
+func IDWriteRace(p *Plan, N, U int) string {
+	if p.Kernel != KernelVec || p.RowsPerBlock <= 1 || N%p.RowsPerBlock == 0 || U < 2 {
+		return ""
+	}
+	extra := p.RowsPerBlock - N%p.RowsPerBlock
+	return fmt.Sprintf("mul_mat_vec_q with ids, rows_per_block=%d (small_k=%v) does not divide N=%d: the store guard compares with stride_col_dst=N*U=%d, so the last block of each slot writes %d rows over rows 0..%d of the next slot (and past dst for the last slot)",
+		p.RowsPerBlock, p.SmallK, N, N*U, extra, extra-1)
 }

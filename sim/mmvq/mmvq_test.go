@@ -1,6 +1,7 @@
 package mmvq
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -106,19 +107,21 @@ func TestTraceMatchesFast(t *testing.T) {
 					t.Fatalf("%v: no events", ty)
 				}
 			}
-			// MUL_MAT_ID: 3 experts of n rows, 2 slots, B1 = 1.
-			as, _ := weights(t, ty, k, 3*n, rng)
+			// MUL_MAT_ID: 3 experts of n rows, 2 slots, B1 = 1 (n rounded up to a multiple
+			// of 4: other row counts race in ggml's one-token kernel, see IDWriteRace).
+			const nid = (n + 3) / 4 * 4
+			as, _ := weights(t, ty, k, 3*nid, rng)
 			for _, T := range []int{1, 3} {
 				b := acts(k, T, rng)
 				ids := make([]int32, 2*T)
 				for i := range ids {
 					ids[i] = int32(rng.IntN(3))
 				}
-				fast, err := MulMatID(dev, ty, as, k, n, 3, b, 1, T, ids, 2)
+				fast, err := MulMatID(dev, ty, as, k, nid, 3, b, 1, T, ids, 2)
 				if err != nil {
 					t.Fatal(err)
 				}
-				tr, err := MulMatIDOpts(dev, ty, as, k, n, 3, b, 1, T, ids, 2, &Options{Trace: true})
+				tr, err := MulMatIDOpts(dev, ty, as, k, nid, 3, b, 1, T, ids, 2, &Options{Trace: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -351,5 +354,32 @@ func TestGoldenDiscriminates(t *testing.T) {
 	}
 	if n == 0 {
 		t.Error("no q8_0 case with batch >= 5 in the slice")
+	}
+}
+
+// TestIDWriteRace: the one-token MUL_MAT_ID launch with small_k (rows_per_block 4) and a
+// row count that 4 does not divide races in ggml (IDWriteRace); the simulator refuses it
+// with ErrWriteRace, and not the shapes that do not race.
+func TestIDWriteRace(t *testing.T) {
+	dev, _ := sim.Lookup("H200")
+	rng := rand.New(rand.NewPCG(5, 6))
+	const K = 256 // q4_K: 1 block < 8 = nwarps*vdr*32/qi: small_k
+	for _, c := range []struct {
+		n, u, tokens int
+		race         bool
+	}{{17, 2, 1, true}, {1, 2, 1, true}, {16, 2, 1, false}, {17, 1, 1, false}, {17, 2, 2, false}} {
+		as, _ := weights(t, quant.Q4_K, K, 4*c.n, rng)
+		b := acts(K, c.tokens, rng)
+		ids := make([]int32, c.u*c.tokens)
+		for i := range ids {
+			ids[i] = int32(i % 4)
+		}
+		_, err := MulMatID(dev, quant.Q4_K, as, K, c.n, 4, b, 1, c.tokens, ids, c.u)
+		if got := errors.Is(err, ErrWriteRace); got != c.race {
+			t.Errorf("N=%d U=%d T=%d: race error %v (%v), want %v", c.n, c.u, c.tokens, got, err, c.race)
+		}
+		if !c.race && err != nil {
+			t.Errorf("N=%d U=%d T=%d: %v", c.n, c.u, c.tokens, err)
+		}
 	}
 }
