@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -303,4 +304,34 @@ type testingWriter struct{ t *testing.T }
 func (w testingWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimSpace(string(p)))
 	return len(p), nil
+}
+
+// TestCapturedGolden verifies the golden files ggsim captured on an H200 with larger K
+// (testdata/golden/h200-capture): every case bit-exact and within its fp64 bound.
+func TestCapturedGolden(t *testing.T) {
+	paths, err := filepath.Glob("../testdata/golden/h200-capture/*.gguf")
+	if err != nil || len(paths) != 3 {
+		t.Fatalf("captured golden files: %v %v", paths, err)
+	}
+	n := 0
+	for _, p := range paths {
+		f, err := golden.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := VerifyFile(f, NewSimulator(), Options{})
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range res {
+			n++
+			if !res[i].OK() {
+				t.Errorf("%s", res[i].Line())
+			}
+		}
+	}
+	if n != 125 {
+		t.Errorf("%d cases, want 125", n)
+	}
 }
