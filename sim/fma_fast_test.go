@@ -72,4 +72,3 @@ func TestFMAFastPath(t *testing.T) {
 		}
 	}
 }
-
