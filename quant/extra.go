@@ -130,7 +130,7 @@ func UE4M3ToFP32CUDA(x uint8) float32 {
 	if exp == 0 {
 		v = math.Ldexp(float64(man), -9)
 	} else {
-		v = math.Ldexp(1+float64(man)/8, exp-7)
+		v = math.Ldexp(1+float64(float64(man)/8), exp-7)
 	}
 	if x&0x80 != 0 {
 		v = -v

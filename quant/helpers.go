@@ -158,7 +158,7 @@ func UE4M3ToFP32(x uint8) float32 {
 		raw = float32(math.Ldexp(float64(man), -9))
 	} else {
 		// ldexpf(1.0f + (float)man/8.0f, exp-7): all steps exact in float32.
-		raw = float32(math.Ldexp(float64(1+float32(man)/8), exp-7))
+		raw = float32(math.Ldexp(float64(1+float32(float32(man)/8)), exp-7))
 	}
 	return raw * 0.5
 }
