@@ -3,11 +3,33 @@
 // package only carries the golden samples that simrun verifies when it is given no file.
 package ggsim
 
-import "embed"
+import (
+	"embed"
+	"io/fs"
+	"sort"
+)
 
-// Samples holds the small committed golden files (testdata/golden/*.gguf: real H200
-// outputs of ggml's kernels, cut from the project's full golden set; provenance in
-// testdata/golden/README.md).
+// Samples holds committed golden files of real H200 outputs whose every case ggsim
+// simulates (provenance in testdata/golden/README.md and
+// testdata/golden/h200-capture/README.md): the MMVQ, MoE and extra-type slices of the
+// shared golden set and the files captured with K = 8192 and for MoE. The slices of MMQ
+// and GLU cases (not simulated yet) are not embedded; tests read them from testdata.
 //
-//go:embed testdata/golden/*.gguf
+//go:embed testdata/golden/ggml-h200-dev-mmvq.slice.gguf
+//go:embed testdata/golden/ggml-h200-dev-moe.slice.gguf
+//go:embed testdata/golden/ggml-h200-dev-extra.slice.gguf
+//go:embed testdata/golden/h200-capture/*.gguf
 var Samples embed.FS
+
+// SampleFiles returns the names of the files in Samples, sorted.
+func SampleFiles() []string {
+	var names []string
+	fs.WalkDir(Samples, ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			names = append(names, p)
+		}
+		return nil
+	})
+	sort.Strings(names)
+	return names
+}

@@ -6,8 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
-	"sort"
 
 	"github.com/ggsim/ggsim"
 	"github.com/ggsim/ggsim/gguf/golden"
@@ -42,12 +40,11 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 	}
 	var srcs []source
 	if fl.NArg() == 0 {
-		names, err := fs.Glob(ggsim.Samples, "testdata/golden/*.gguf")
-		if err != nil || len(names) == 0 {
+		names := ggsim.SampleFiles()
+		if len(names) == 0 {
 			fmt.Fprintln(stderr, "simrun: no embedded golden samples")
 			return 1
 		}
-		sort.Strings(names)
 		for _, n := range names {
 			n := n
 			srcs = append(srcs, source{"embedded:" + n, func() (*golden.File, error) {
