@@ -171,8 +171,11 @@ func TestArithAllPairs(t *testing.T) {
 	t.Logf("%d cases", n)
 }
 
-// refFromFloat64 rounds a float64 to binary16 with integer arithmetic only (the same
-// construction as refFromFloat32, for a 53-bit significand). For finite non-NaN input.
+// refFromFloat64 rounds a float64 to binary16 with integer arithmetic only: the value
+// m*2^e is rounded to a multiple of 2^q, where q = max(floor(log2 v) - 10, -24); the
+// encoding of n*2^q is then ((q+24)<<10) + n for every n in [0, 2048] (a carry to 2048
+// moves to the next binade, n = 1024 at q = -24 is the smallest normal). For non-NaN
+// input (±Inf gives ±Inf).
 func refFromFloat64(f float64) Half {
 	u := math.Float64bits(f)
 	sign := Half(u>>48) & 0x8000

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"flag"
 	"math"
-	"math/bits"
 	"runtime"
 	"sync"
 	"testing"
@@ -15,56 +14,14 @@ import (
 var long = flag.Bool("long", false, "run the exhaustive 2^32 sweeps")
 
 // refFromFloat32 is a hand-written binary32 -> binary16 conversion, round to nearest
-// even, written independently of x448/float16: the value m*2^e is rounded to a multiple
-// of 2^q, where q = max(floor(log2 v) - 10, -24); the encoding of n*2^q is then
-// ((q+24)<<10) + n for every n in [0, 2048] (a carry to 2048 moves to the next binade,
-// n = 1024 at q = -24 is the smallest normal). NaNs follow FromFloat32's documented rule:
-// sign kept, quiet bit set, top 10 payload bits kept.
+// even, written independently of x448/float16: every float32 is exactly a float64, which
+// refFromFloat64 (arith_test.go) rounds with integer arithmetic alone. NaNs follow
+// FromFloat32's documented rule: sign kept, quiet bit set, top 10 payload bits kept.
 func refFromFloat32(f uint32) uint16 {
-	sign := uint16(f>>16) & 0x8000
-	exp := int(f>>23) & 0xff
-	man := uint64(f & 0x7fffff)
-	if exp == 0xff {
-		if man == 0 {
-			return sign | 0x7c00
-		}
-		return sign | 0x7c00 | 0x200 | uint16(man>>13)
+	if f&0x7f800000 == 0x7f800000 && f&0x7fffff != 0 {
+		return uint16(f>>16)&0x8000 | 0x7c00 | 0x200 | uint16(f&0x7fffff>>13)
 	}
-	var m uint64
-	var e int
-	if exp == 0 {
-		m, e = man, -149
-	} else {
-		m, e = man|1<<23, exp-150
-	}
-	if m == 0 {
-		return sign
-	}
-	msb := bits.Len64(m) - 1 + e
-	q := msb - 10
-	if q < -24 {
-		q = -24
-	}
-	shift := q - e
-	var n uint64
-	switch {
-	case shift <= 0:
-		n = m << uint(-shift)
-	case shift > 40:
-		n = 0 // m < 2^24 < half of 2^shift
-	default:
-		n = m >> uint(shift)
-		rem := m & (1<<uint(shift) - 1)
-		half := uint64(1) << uint(shift-1)
-		if rem > half || (rem == half && n&1 == 1) {
-			n++
-		}
-	}
-	b := uint64(q+24)<<10 + n
-	if b >= 0x7c00 {
-		return sign | 0x7c00
-	}
-	return sign | uint16(b)
+	return uint16(refFromFloat64(float64(math.Float32frombits(f))))
 }
 
 // TestRefFromFloat32Spots pins the hand-written reference on values known by hand.
