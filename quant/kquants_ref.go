@@ -42,14 +42,7 @@ func clampInt(v, lo, hi int) int {
 // selects the weights when qw is nil (1: x^2, 2: 1, 3: |x|, else sqrt|x|); a negative
 // rmseType returns after the first pass; 0 skips the search.
 func makeQxQuants(n, nmax int, x []float32, L []int8, rmseType int, qw []float32) float32 {
-	var max, amax float32
-	for i := 0; i < n; i++ {
-		ax := fabsf(x[i])
-		if ax > amax {
-			amax = ax
-			max = x[i]
-		}
-	}
+	amax, max := absMaxSigned(x[:n])
 	if amax < groupMaxEps { // all zero
 		for i := 0; i < n; i++ {
 			L[i] = 0
@@ -135,14 +128,7 @@ func makeQxQuants(n, nmax int, x []float32, L []int8, rmseType int, qw []float32
 // coordinate descent on the x^2-weighted error. L receives the levels biased by nmax
 // (all 0 for an all-zero group).
 func makeQ3Quants(n, nmax int, x []float32, L []int8, doRMSE bool) float32 {
-	var max, amax float32
-	for i := 0; i < n; i++ {
-		ax := fabsf(x[i])
-		if ax > amax {
-			amax = ax
-			max = x[i]
-		}
-	}
+	amax, max := absMaxSigned(x[:n])
 	if amax < groupMaxEps { // all zero
 		for i := 0; i < n; i++ {
 			L[i] = 0
@@ -636,14 +622,7 @@ func quantizeQ8_KRef(src []float32, dst []byte) {
 	for i := 0; i < nb; i++ {
 		x := src[i*QK_K : (i+1)*QK_K]
 		y := Q8_KBlock(dst, i)
-		var max, amax float32
-		for j := 0; j < QK_K; j++ {
-			ax := fabsf(x[j])
-			if ax > amax {
-				amax = ax
-				max = x[j]
-			}
-		}
+		amax, max := absMaxSigned(x[:QK_K])
 		if amax == 0 {
 			clear(y)
 			continue
@@ -696,14 +675,7 @@ func quantizeIQ4_XSRef(src []float32, dst []byte) {
 			for j := 0; j < 32; j++ {
 				weight[j] = xb[j] * xb[j]
 			}
-			var amax, max float32
-			for j := 0; j < 32; j++ {
-				ax := fabsf(xb[j])
-				if ax > amax {
-					amax = ax
-					max = xb[j]
-				}
-			}
+			amax, max := absMaxSigned(xb[:32])
 			if amax < groupMaxEps {
 				scales[ib] = 0
 				continue

@@ -610,13 +610,7 @@ func quantizeIQ4NLBlock(x []float32, dst []byte, ntry int) {
 	for j := range weight {
 		weight[j] = float32(x[j] * x[j])
 	}
-	var amax, max float32
-	for j := 0; j < QK4_NL; j++ {
-		if ax := fabsf(x[j]); ax > amax {
-			amax = ax
-			max = x[j]
-		}
-	}
+	amax, max := absMaxSigned(x[:QK4_NL])
 	var scale float32
 	if !(amax < groupMaxEps) {
 		var d float32
