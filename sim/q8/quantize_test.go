@@ -133,37 +133,6 @@ func TestQuantizeQ8_1Padding(t *testing.T) {
 	}
 }
 
-// TestRoundfSASS checks that the SASS roundf sequence equals sim.RoundF on the values
-// near every half-integer in [-130, 130] and on random values.
-func TestRoundfSASS(t *testing.T) {
-	for i := -260; i <= 260; i++ {
-		c := float32(i) / 2
-		v := c
-		for k := 0; k < 4; k++ {
-			for _, u := range []float32{v, -v} {
-				if a, b := roundfSASS(u), sim.RoundF(u); math.Float32bits(a) != math.Float32bits(b) {
-					t.Fatalf("roundf(%v): SASS %v, RoundF %v", u, a, b)
-				}
-			}
-			v = math.Nextafter32(v, float32(math.Inf(1)))
-		}
-		v = c
-		for k := 0; k < 4; k++ {
-			v = math.Nextafter32(v, float32(math.Inf(-1)))
-			if a, b := roundfSASS(v), sim.RoundF(v); math.Float32bits(a) != math.Float32bits(b) {
-				t.Fatalf("roundf(%v): SASS %v, RoundF %v", v, a, b)
-			}
-		}
-	}
-	rapid.Check(t, func(t *rapid.T) {
-		v := math.Float32frombits(rapid.Uint32().Draw(t, "bits"))
-		a, b := roundfSASS(v), sim.RoundF(v)
-		if math.Float32bits(a) != math.Float32bits(b) && !(a != a && b != b) {
-			t.Fatalf("roundf(%v): SASS %v, RoundF %v", v, a, b)
-		}
-	})
-}
-
 // genBlock draws 32 finite activations of a random magnitude.
 func genBlock(t *rapid.T) [32]float32 {
 	scale := float32(math.Pow(2, float64(rapid.IntRange(-100, 60).Draw(t, "exp"))))
