@@ -5,6 +5,7 @@ import (
 
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
+	"github.com/ggsim/ggsim/sim/mmq"
 	"github.com/ggsim/ggsim/sim/mmvq"
 	"github.com/ggsim/ggsim/tiling"
 )
@@ -26,6 +27,13 @@ func (s *Simulator) Name() string { return "ggsim" }
 // MulMat implements Impl.
 func (s *Simulator) MulMat(dev sim.Device, t quant.Type, a []byte, K, N int, b []float32, M int) ([]float32, error) {
 	d := tiling.MulMat(dev, t, int64(M))
+	if d.Kernel == tiling.KernelMMQ {
+		p, err := mmq.MakePlan(dev, t, K, N, M)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+		}
+		return mmq.MulMat(dev, t, a, K, N, b, M, p)
+	}
 	if d.Kernel != tiling.KernelMMVQ {
 		return nil, fmt.Errorf("%w: ggml dispatches %v with %d columns on %s to %s (%s); ggsim simulates only MMVQ so far",
 			ErrUnsupported, t, M, dev.Name, d.Kernel, d.Reason)
