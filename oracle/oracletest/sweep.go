@@ -1,10 +1,12 @@
 package oracletest
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -352,4 +354,77 @@ func ParseSweepResult(line string) (SweepResult, error) {
 		s.Digest = f[6]
 	}
 	return s, nil
+}
+
+// SweepReport counts a verified sweep record.
+type SweepReport struct {
+	Cases    int               // lines verified
+	NotRun   int               // lines skipped
+	Match    int               // same digest (or the same error on both sides)
+	Mismatch []SweepResult     // the recorded result of each case whose digest differed
+	Errors   []string          // cases the implementation refused or the recording failed, with why
+	ByType   map[string][2]int // per type: [matched, cases]
+	ByPath   map[string][2]int // per profile: [matched, cases]
+}
+
+// VerifySweep reads a sweep record (lines of SweepResult.String; lines starting with #
+// are comments), regenerates every case and compares the digest of run's output with
+// the recorded one. A case that run refuses or that the recording marks as an error
+// counts as not matched (an unsupported case is never a pass). It returns an error
+// only for an unreadable record.
+//
+// If skip is not nil, a record line for which it returns true is not regenerated or
+// run, and is counted in NotRun.
+func VerifySweep(r io.Reader, skip func(SweepResult) bool, run func(c *SweepCase) ([]float32, error)) (*SweepReport, error) {
+	rep := &SweepReport{ByType: map[string][2]int{}, ByPath: map[string][2]int{}}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		txt := sc.Text()
+		if txt == "" || strings.HasPrefix(txt, "#") {
+			continue
+		}
+		want, err := ParseSweepResult(txt)
+		if err != nil {
+			return rep, fmt.Errorf("line %d: %v", line, err)
+		}
+		if skip != nil && skip(want) {
+			rep.NotRun++
+			continue
+		}
+		c, err := Sweep(want.Kind, want.Seed, want.Index)
+		if err != nil {
+			return rep, fmt.Errorf("line %d: %v", line, err)
+		}
+		if c.Type != want.Type || c.Shape() != want.Shape {
+			return rep, fmt.Errorf("line %d: case %s/%d/%d regenerates as %v %s, recorded as %v %s: the generator changed since the record was made",
+				line, want.Kind, want.Seed, want.Index, c.Type, c.Shape(), want.Type, want.Shape)
+		}
+		rep.Cases++
+		ok := false
+		out, err := run(&c)
+		switch {
+		case want.Err != "":
+			rep.Errors = append(rep.Errors, fmt.Sprintf("%s/%d: recorded error: %s", want.Kind, want.Index, want.Err))
+		case err != nil:
+			rep.Errors = append(rep.Errors, fmt.Sprintf("%s/%d %v %s: %v", want.Kind, want.Index, c.Type, c.Shape(), err))
+		case Digest(out) == want.Digest:
+			ok = true
+		default:
+			rep.Mismatch = append(rep.Mismatch, want)
+		}
+		tk, pk := c.Type.String(), strings.SplitN(c.Profile, "/", 2)[0]
+		t, p := rep.ByType[tk], rep.ByPath[pk]
+		t[1]++
+		p[1]++
+		if ok {
+			rep.Match++
+			t[0]++
+			p[0]++
+		}
+		rep.ByType[tk], rep.ByPath[pk] = t, p
+	}
+	return rep, sc.Err()
 }

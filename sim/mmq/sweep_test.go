@@ -1,0 +1,88 @@
+package mmq_test
+
+import (
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/ggsim/ggsim/oracle/oracletest"
+	"github.com/ggsim/ggsim/quant"
+	"github.com/ggsim/ggsim/sim"
+	"github.com/ggsim/ggsim/sim/mmq"
+)
+
+// TestSweepRecord verifies a sweep record made on a GPU (gpu/ggml TestSweepCUDA) with
+// the MMQ simulation of one path, for kernel work:
+//
+//	GGSIM_SWEEP_FILE=record.tsv GGSIM_SWEEP_PATH=mma|dp4a [GGSIM_SWEEP_TYPES=q4_K,q8_0] go test -run TestSweepRecord ./sim/mmq
+//
+// Only MUL_MAT cases of the listed (default: every registered) types are run; the
+// others are counted as not run and named in the log. Every run case must match.
+func TestSweepRecord(t *testing.T) {
+	path := os.Getenv("GGSIM_SWEEP_FILE")
+	if path == "" {
+		t.Skip("SKIP (not a pass): GGSIM_SWEEP_FILE is not set")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dev, err := sim.Lookup("H200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mulMat := mmq.MulMat
+	if p := os.Getenv("GGSIM_SWEEP_PATH"); p != "" && p != "mma" {
+		mulMat = sweepPaths[p]
+		if mulMat == nil {
+			t.Fatalf("GGSIM_SWEEP_PATH=%q: no such path", p)
+		}
+	}
+	only := map[string]bool{}
+	for _, s := range strings.Split(os.Getenv("GGSIM_SWEEP_TYPES"), ",") {
+		if s != "" {
+			only[strings.ToLower(s)] = true
+		}
+	}
+	notRun := map[string]int{}
+	skip := func(r oracletest.SweepResult) bool {
+		if r.Kind != oracletest.SweepMMQ || (len(only) > 0 && !only[strings.ToLower(r.Type.String())]) {
+			notRun[r.Kind+" "+r.Type.String()]++
+			return true
+		}
+		return false
+	}
+	rep, err := oracletest.VerifySweep(f, skip, func(c *oracletest.SweepCase) ([]float32, error) {
+		p, err := mmq.MakePlan(dev, c.Type, c.K, c.N, c.M)
+		if err != nil {
+			notRun[c.Op+" "+c.Type.String()]++
+			return nil, err
+		}
+		return mulMat(dev, c.Type, c.A, c.K, c.N, c.B, c.M, p)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for k := range rep.ByType {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := rep.ByType[k]
+		t.Logf("%-8s %d/%d", k, v[0], v[1])
+	}
+	t.Logf("not run: %v", notRun)
+	for _, m := range rep.Mismatch {
+		t.Errorf("mismatch: %s", m)
+	}
+	for _, e := range rep.Errors {
+		t.Errorf("not verified: %s", e)
+	}
+	t.Logf("%d of %d cases matched; %d mismatches; %d errors or not run", rep.Match, rep.Cases, len(rep.Mismatch), len(rep.Errors))
+}
+
+// sweepPaths are the other MMQ paths a record can be verified with.
+var sweepPaths = map[string]func(sim.Device, quant.Type, []byte, int, int, []float32, int, *mmq.Plan) ([]float32, error){}
