@@ -37,7 +37,8 @@ type Shape struct {
 	M int64
 	// Experts is ne02 of src0 for MUL_MAT_ID; 0 means MUL_MAT.
 	Experts int64
-	// Batch is ne02*ne03 of src0 for MUL_MAT (0 is taken as 1); ignored for MUL_MAT_ID.
+	// Batch is ne02*ne03 of src0 for MUL_MAT (0 is taken as 1), taken to equal
+	// ne12*ne13 of src1 (no broadcasting); ignored for MUL_MAT_ID.
 	Batch int64
 }
 
