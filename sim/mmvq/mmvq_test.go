@@ -10,6 +10,7 @@ import (
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
 	"github.com/ggsim/ggsim/sim/q8"
+	"github.com/ggsim/ggsim/tiling"
 )
 
 func h200(t testing.TB) sim.Device {
@@ -324,6 +325,20 @@ func TestIDWriteRace(t *testing.T) {
 		}
 		if !c.race && err != nil {
 			t.Errorf("N=%d U=%d T=%d: %v", c.n, c.u, c.tokens, err)
+		}
+	}
+}
+
+// Every type tiling plans a mul_mat_vec_q for has a simulated kernel (else MulMat would
+// reach mustKernel's panic), and every registered kernel took ggml's constants.
+func TestEveryPlannedTypeHasKernel(t *testing.T) {
+	for typ := quant.Type(0); typ < quant.TypeCount; typ++ {
+		k, ok := KernelOf(typ)
+		if tiling.HasMMVQKernel(typ) != ok {
+			t.Errorf("%v: tiling.HasMMVQKernel %v, registered %v", typ, tiling.HasMMVQKernel(typ), ok)
+		}
+		if c, _ := tiling.MMVQConstsOf(typ); ok && (k.QK != c.QK || k.QI != c.QI || k.VDR != c.VDR) {
+			t.Errorf("%v: registered %d/%d/%d, tiling %+v", typ, k.QK, k.QI, k.VDR, c)
 		}
 	}
 }
