@@ -26,7 +26,7 @@ func (s *Simulator) Name() string { return "ggsim" }
 
 // MulMat implements Impl.
 func (s *Simulator) MulMat(dev sim.Device, t quant.Type, a []byte, K, N int, b []float32, M int) ([]float32, error) {
-	d := tiling.MulMat(dev, t, int64(M))
+	d := tiling.MulMat(dev, t, tiling.Shape{K: int64(K), N: int64(N), M: int64(M)})
 	if d.Kernel == tiling.KernelMMQ {
 		p, err := mmq.MakePlan(dev, t, K, N, M)
 		if err != nil {
@@ -34,7 +34,7 @@ func (s *Simulator) MulMat(dev sim.Device, t quant.Type, a []byte, K, N int, b [
 		}
 		return mmq.MulMat(dev, t, a, K, N, b, M, p)
 	}
-	if d.Kernel != tiling.KernelMMVQ {
+	if !d.Kernel.IsMMVQ() {
 		return nil, fmt.Errorf("%w: ggml dispatches %v with %d columns on %s to %s (%s); ggsim simulates only MMVQ so far",
 			ErrUnsupported, t, M, dev.Name, d.Kernel, d.Reason)
 	}
@@ -46,8 +46,8 @@ func (s *Simulator) MulMat(dev sim.Device, t quant.Type, a []byte, K, N int, b [
 
 // MulMatID implements Impl.
 func (s *Simulator) MulMatID(dev sim.Device, t quant.Type, as []byte, K, N, E int, b []float32, B1, T int, ids []int32, U int) ([]float32, error) {
-	d := tiling.MulMatID(dev, t, int64(T), int64(E))
-	if d.Kernel != tiling.KernelMMVQ {
+	d := tiling.MulMatID(dev, t, tiling.Shape{K: int64(K), N: int64(N), M: int64(T), Experts: int64(E)})
+	if !d.Kernel.IsMMVQ() {
 		return nil, fmt.Errorf("%w: ggml dispatches MUL_MAT_ID of %v with %d tokens on %s to %s (%s); ggsim simulates only MMVQ so far",
 			ErrUnsupported, t, T, dev.Name, d.Kernel, d.Reason)
 	}
@@ -60,7 +60,7 @@ func (s *Simulator) MulMatID(dev sim.Device, t quant.Type, as []byte, K, N, E in
 // Locate implements Localizer for MUL_MAT on MMVQ: which CUDA block, warp and lane wrote
 // output index (dst[j*N+i]) and how its K range was split.
 func (s *Simulator) Locate(dev sim.Device, t quant.Type, K, N, M int, index int) string {
-	p, err := mmvq.MakePlan(&dev, t, K, M, false)
+	p, err := tiling.MakeMMVQPlan(&dev, t, K, M, false)
 	if err != nil {
 		return ""
 	}

@@ -205,7 +205,7 @@ func verifyCase(f *golden.File, c *golden.Case, dev sim.Device, impl Impl, opt O
 	case golden.OpQuantize:
 		verifyQuantize(c, tensors[0], dstT, r)
 	case golden.OpMulMat:
-		d := tiling.MulMat(dev, c.WeightType, s.M)
+		d := tiling.MulMat(dev, c.WeightType, tiling.Shape{K: s.K, N: s.N, M: s.M})
 		r.Kernel = d.Kernel.String()
 		b, err := tensors[1].F32()
 		if err != nil {
@@ -236,7 +236,7 @@ func verifyCase(f *golden.File, c *golden.Case, dev sim.Device, impl Impl, opt O
 			r.FP64 = &FP64Check{Errors: ErrorsOf(want, ref.Value), Outside: out, N: len(want)}
 		}
 	case golden.OpMulMatID:
-		d := tiling.MulMatID(dev, c.WeightType, s.T, s.E)
+		d := tiling.MulMatID(dev, c.WeightType, tiling.Shape{K: s.K, N: s.N, M: s.T, Experts: s.E})
 		r.Kernel = d.Kernel.String()
 		if err := f.CheckIDs(c); err != nil {
 			fail(err)

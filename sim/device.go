@@ -267,7 +267,15 @@ type Device struct {
 	// ArchList is the __CUDA_ARCH_LIST__ the ggml build was compiled for (e.g.
 	// {750, 800, 860, 890, 900}); nil means a native build for CC.
 	ArchList []int
-	// DP4A, Int8MMA and FastFP16 must equal HasDP4A(CC), HasInt8MMA(CC, hc) and
+	// NoTuringMMA describes a ggml build in which the int8 tensor-core path is switched
+	// off on an NVIDIA device that has it: TURING_MMA_AVAILABLE left undefined in
+	// common.cuh and the host turing_mma_available(cc) returning false although the
+	// highest compiled arch is >= 7.5 (e.g. a hand-written "cc 9.0 without int8 MMA").
+	// MMQ then uses the dp4a data layout and ggml_cuda_should_use_mmq the Pascal/Volta
+	// rules. ggml has no such build option: it is a what-if, valid only for NVIDIA.
+	// The zero value (false) is every real build.
+	NoTuringMMA bool
+	// DP4A, Int8MMA and FastFP16 must equal HasDP4A(CC), d.HasInt8MMA() and
 	// FastFP16Available(CC, hc) (Validate checks); they are stored so that a catalog
 	// entry reads as a table row.
 	DP4A     bool
@@ -277,12 +285,20 @@ type Device struct {
 	Source string
 }
 
+// HasInt8MMA is HasInt8MMA(d.CC, hc) for the device's build, false for the int8
+// tensor-core path of an NVIDIA device with NoTuringMMA.
+func (d *Device) HasInt8MMA() bool {
+	return d.TuringMMA() || AMDMFMAAvailable(d.CC) || AMDWMMAAvailable(d.CC)
+}
+
 // HighestCompiledArch returns HighestCompiledArch(d.CC, d.ArchList).
 func (d *Device) HighestCompiledArch() int { return HighestCompiledArch(d.CC, d.ArchList) }
 
 // TuringMMA, AmpereMMA, ... are the common.cuh predicates for d (see the package-level
 // functions of the same names).
-func (d *Device) TuringMMA() bool    { return TuringMMAAvailable(d.CC, d.HighestCompiledArch()) }
+func (d *Device) TuringMMA() bool {
+	return TuringMMAAvailable(d.CC, d.HighestCompiledArch()) && !d.NoTuringMMA
+}
 func (d *Device) AmpereMMA() bool    { return AmpereMMAAvailable(d.CC, d.HighestCompiledArch()) }
 func (d *Device) VoltaMMA() bool     { return VoltaMMAAvailable(d.CC, d.HighestCompiledArch()) }
 func (d *Device) BlackwellMMA() bool { return BlackwellMMAAvailable(d.CC, d.HighestCompiledArch()) }
@@ -441,7 +457,10 @@ func (d *Device) Validate() error {
 	if want := HasDP4A(d.CC); d.DP4A != want {
 		bad("DP4A is %v but CC %#x implies %v", d.DP4A, d.CC, want)
 	}
-	if want := HasInt8MMA(d.CC, hc); d.Int8MMA != want {
+	if d.NoTuringMMA && d.Vendor != NVIDIA {
+		bad("NoTuringMMA is set on a %s device: it describes an NVIDIA build only", d.Vendor)
+	}
+	if want := d.HasInt8MMA(); d.Int8MMA != want {
 		bad("Int8MMA is %v but CC %#x (highest compiled arch %d) implies %v", d.Int8MMA, d.CC, hc, want)
 	}
 	if want := FastFP16Available(d.CC, hc); d.FastFP16 != want {

@@ -197,3 +197,24 @@ func TestValidateFindsProblems(t *testing.T) {
 		t.Errorf("hand-written device: %v", err)
 	}
 }
+
+// NoTuringMMA: an sm_90 device whose ggml build has turing_mma_available false.
+func TestNoTuringMMA(t *testing.T) {
+	d, _ := Lookup("H200")
+	d.NoTuringMMA = true
+	if d.TuringMMA() || d.HasInt8MMA() || !d.AmpereMMA() {
+		t.Error("NoTuringMMA predicates")
+	}
+	if err := d.Validate(); err == nil || !strings.Contains(err.Error(), "Int8MMA") {
+		t.Errorf("Validate with Int8MMA still true: %v", err)
+	}
+	d.Int8MMA = false
+	if err := d.Validate(); err != nil {
+		t.Errorf("Validate: %v", err)
+	}
+	a, _ := Lookup("MI300X")
+	a.NoTuringMMA = true
+	if err := a.Validate(); err == nil || !strings.Contains(err.Error(), "NoTuringMMA") {
+		t.Errorf("Validate of an AMD device with NoTuringMMA: %v", err)
+	}
+}

@@ -16,26 +16,31 @@ func dev(t *testing.T, name string) sim.Device {
 	return d
 }
 
+// sq is a 4096x4096 src0 with m columns.
+func sq(m int64) Shape { return Shape{K: 4096, N: 4096, M: m} }
+
 func TestMulMatH200(t *testing.T) {
 	h200 := dev(t, "H200")
 	for _, typ := range []quant.Type{quant.Q4_0, quant.Q4_K, quant.Q6_K, quant.IQ2_XXS, quant.IQ1_M, quant.NVFP4} {
 		for m := int64(1); m <= 8; m++ {
-			if got := MulMat(h200, typ, m); got.Kernel != KernelMMVQ {
+			if got := MulMat(h200, typ, sq(m)); got.Kernel != KernelMMVQ {
 				t.Errorf("%v m=%d: %v (%s), want mmvq", typ, m, got.Kernel, got.Reason)
 			}
 		}
 		want := KernelMMQ
 		if typ == quant.IQ1_M { // no MMQ for IQ1_M: cuBLAS
-			want = KernelNone
+			want = KernelCuBLAS
 		}
 		for _, m := range []int64{9, 33, 130, 4096} {
-			if got := MulMat(h200, typ, m); got.Kernel != want {
+			if got := MulMat(h200, typ, sq(m)); got.Kernel != want {
 				t.Errorf("%v m=%d: %v (%s), want %v", typ, m, got.Kernel, got.Reason, want)
 			}
 		}
 	}
-	if got := MulMat(h200, quant.F16, 1); got.Kernel != KernelNone {
-		t.Errorf("f16: %v, want none", got.Kernel)
+	// f16 with one column on an Ampere-MMA device: src0_small (ne02*ne03 == 1) && ne11 == 1
+	// (mmvf.cu ggml_cuda_should_use_mmvf): mul_mat_vec_f, not cuBLAS.
+	if got := MulMat(h200, quant.F16, Shape{K: 4096, N: 4096, M: 1}); got.Kernel != KernelMMVF {
+		t.Errorf("f16: %v, want mmvf", got.Kernel)
 	}
 }
 
@@ -51,7 +56,7 @@ func TestMulMatAdaThresholds(t *testing.T) {
 			if m > c.maxV {
 				want = KernelMMQ
 			}
-			if got := MulMat(ada, c.typ, m).Kernel; got != want {
+			if got := MulMat(ada, c.typ, sq(m)).Kernel; got != want {
 				t.Errorf("%v m=%d on 4090: %v, want %v", c.typ, m, got, want)
 			}
 		}
@@ -62,11 +67,15 @@ func TestMulMatIDH200(t *testing.T) {
 	h200 := dev(t, "H200")
 	for _, typ := range []quant.Type{quant.Q4_K, quant.Q8_0, quant.Q6_K, quant.MXFP4, quant.Q3_K} {
 		for n := int64(1); n <= 8; n++ {
-			if got := MulMatID(h200, typ, n, 4); got.Kernel != KernelMMVQ {
-				t.Errorf("%v tokens=%d: %v, want mmvq", typ, n, got.Kernel)
+			want := KernelMMVQMoE
+			if n == 1 {
+				want = KernelMMVQ
+			}
+			if got := MulMatID(h200, typ, Shape{K: 4096, N: 4096, M: n, Experts: 4}); got.Kernel != want {
+				t.Errorf("%v tokens=%d: %v, want %v", typ, n, got.Kernel, want)
 			}
 		}
-		if got := MulMatID(h200, typ, 40, 4); got.Kernel != KernelMMQ {
+		if got := MulMatID(h200, typ, Shape{K: 4096, N: 4096, M: 40, Experts: 4}); got.Kernel != KernelMMQ {
 			t.Errorf("%v tokens=40: %v, want mmq", typ, got.Kernel)
 		}
 	}

@@ -44,12 +44,12 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 	var d tiling.Decision
 	if *experts > 0 {
 		fmt.Fprintf(stdout, "op: MUL_MAT_ID %v, K=%d, N=%d, %d experts, %d tokens\n", t, *k, *n, *experts, *m)
-		d = tiling.MulMatID(dev, t, *m, *experts)
+		d = tiling.MulMatID(dev, t, tiling.Shape{K: *k, N: *n, M: *m, Experts: *experts})
 	} else {
 		fmt.Fprintf(stdout, "op: MUL_MAT %v, K=%d, N=%d, M=%d\n", t, *k, *n, *m)
-		d = tiling.MulMat(dev, t, *m)
+		d = tiling.MulMat(dev, t, tiling.Shape{K: *k, N: *n, M: *m})
 	}
-	fmt.Fprintf(stdout, "kernel: %s\nwhy: %s\n", d.Kernel, d.Reason)
+	fmt.Fprintf(stdout, "kernel: %s (%s)\nwhy: %s\n", d.Kernel, d.Kernel.GGMLName(), d.Reason)
 	return 0
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
 	"github.com/ggsim/ggsim/sim/mmvq"
+	"github.com/ggsim/ggsim/tiling"
 )
 
 // suite is one Run.
@@ -42,7 +43,7 @@ func newSuite(impl oracle.Impl, dev sim.Device, opt Options) (*suite, error) {
 	s := &suite{
 		impl: impl, ref: opt.Reference, dev: dev, props: opt.Properties, skip: opt.SkipUnsupported,
 		maxK: opt.MaxK, mm: map[quant.Type][]int{}, id: map[quant.Type][]int{},
-		generic: mmvq.TableOf(&dev) == mmvq.TableGeneric,
+		generic: tiling.MMVQTableOf(&dev) == tiling.TableGeneric,
 	}
 	if s.props == 0 {
 		s.props = AllProperties
@@ -72,7 +73,7 @@ func newSuite(impl oracle.Impl, dev sim.Device, opt Options) (*suite, error) {
 		return nil, fmt.Errorf("none of the types %v is dispatched to MMVQ on %s", types, dev.Name)
 	}
 	s.rep = &Report{
-		Impl: impl.Name(), Device: fmt.Sprintf("%s (cc %d, %d SMs, MMVQ table %v)", dev.Name, dev.CC, dev.SMCount, mmvq.TableOf(&dev)),
+		Impl: impl.Name(), Device: fmt.Sprintf("%s (cc %d, %d SMs, MMVQ table %v)", dev.Name, dev.CC, dev.SMCount, tiling.MMVQTableOf(&dev)),
 		ByType: map[quant.Type]int{}, Checked: map[Property]int{},
 	}
 	if s.ref != nil {
@@ -283,7 +284,7 @@ func (c *caseRun) mulMatIDCase() (int, bool, bool) {
 	// ggml's one-token kernel races when rows_per_block does not divide N (mmvq.IDWriteRace):
 	// its output is undefined there, so such an N is rounded up to a multiple of
 	// rows_per_block (and counted).
-	if p, err := mmvq.MakePlan(&s.dev, t, K, T, true); err == nil && mmvq.IDWriteRace(p, N, U) != "" {
+	if p, err := tiling.MakeMMVQPlan(&s.dev, t, K, T, true); err == nil && mmvq.IDWriteRace(p, N, U) != "" {
 		N = (N + p.RowsPerBlock - 1) / p.RowsPerBlock * p.RowsPerBlock
 		c.raceAvoided = true
 	}
@@ -351,7 +352,7 @@ func (c *caseRun) mulMatIDCase() (int, bool, bool) {
 		}
 	}
 	if c.has(Columns) && T >= 2 {
-		if p, err := mmvq.MakePlan(&s.dev, t, K, T, true); err == nil && p.Kernel == mmvq.KernelMoE {
+		if p, err := tiling.MakeMMVQPlan(&s.dev, t, K, T, true); err == nil && p.Kernel == tiling.KernelMMVQMoE {
 			c.checked |= Columns
 			rb := make([]float32, 0, len(b))
 			rids := make([]int32, 0, len(ids))
@@ -407,8 +408,8 @@ func hasNonFinite(w weightSpec, a actSpec) bool {
 // samePartition reports whether ggml launches MUL_MAT_ID of one token and MUL_MAT of one
 // column of t with the same per-output partition on dev.
 func samePartition(dev *sim.Device, t quant.Type, K int) bool {
-	p, err1 := mmvq.MakePlan(dev, t, K, 1, false)
-	q, err2 := mmvq.MakePlan(dev, t, K, 1, true)
+	p, err1 := tiling.MakeMMVQPlan(dev, t, K, 1, false)
+	q, err2 := tiling.MakeMMVQPlan(dev, t, K, 1, true)
 	return err1 == nil && err2 == nil && p.Kernel == q.Kernel && p.NWarps == q.NWarps &&
 		p.BlocksPerIter == q.BlocksPerIter && p.WarpSize == q.WarpSize
 }

@@ -63,7 +63,7 @@
 //	    reverses the result.
 //	(d) IDOneToken: MUL_MAT_ID of one token equals, slot by slot, MUL_MAT (M = 1) of the
 //	    slot's expert matrix by its activation row, wherever ggml launches both with the
-//	    same partition (mmvq.MakePlan).
+//	    same partition (tiling.MakeMMVQPlan).
 //	(e) NonFiniteInputs: NaN/±Inf inputs are drawn and never make a call fail or panic;
 //	    NonFiniteOutputs: an output must be NaN or ±Inf where ggml's arithmetic must give
 //	    one, whatever the order of its operations: where the activation block meets a

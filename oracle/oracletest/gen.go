@@ -8,7 +8,6 @@ import (
 
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
-	"github.com/ggsim/ggsim/sim/mmvq"
 	"github.com/ggsim/ggsim/tiling"
 )
 
@@ -229,14 +228,15 @@ func drawShapeK(rt *rapid.T, t quant.Type, maxK int) int {
 // to MMVQ (ids false), or the token counts for MUL_MAT_ID (ids true).
 func mmvqBatches(dev sim.Device, t quant.Type, ids bool) []int {
 	var ms []int
-	for m := 1; m <= mmvq.MaxBatch; m++ {
+	for m := 1; m <= tiling.MMVQMaxBatchSize; m++ {
 		var d tiling.Decision
 		if ids {
-			d = tiling.MulMatID(dev, t, int64(m), 8) // the MMVQ decision does not depend on E
+			// The MMVQ decision depends on neither E nor the matrix size.
+			d = tiling.MulMatID(dev, t, tiling.Shape{K: int64(t.BlockSize()), N: 1, M: int64(m), Experts: 8})
 		} else {
-			d = tiling.MulMat(dev, t, int64(m))
+			d = tiling.MulMat(dev, t, tiling.Shape{K: int64(t.BlockSize()), N: 1, M: int64(m)})
 		}
-		if d.Kernel == tiling.KernelMMVQ {
+		if d.Kernel.IsMMVQ() {
 			ms = append(ms, m)
 		}
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/ggsim/ggsim/oracle"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
-	"github.com/ggsim/ggsim/sim/mmvq"
+	"github.com/ggsim/ggsim/tiling"
 )
 
 // Property selects the properties Run checks (see the package documentation).
@@ -36,7 +36,7 @@ const (
 	Columns
 	// IDOneToken: MUL_MAT_ID of one token equals, slot by slot, MUL_MAT of the chosen
 	// expert's matrix by that slot's activation row, where ggml launches both with the
-	// same partition (mmvq.MakePlan; every table but GB10's halved iterations).
+	// same partition (tiling.MakeMMVQPlan; every table but GB10's halved iterations).
 	IDOneToken
 	// NonFiniteInputs: NaN and ±Inf activations and weight scales are drawn; every call
 	// returns without error or panic.
@@ -123,14 +123,14 @@ type Report struct {
 	MulMatID        int
 	Adversarial     int // cases with adversarial data (the rest: plain quantized data)
 	ByType          map[quant.Type]int
-	ByBatch         [mmvq.MaxBatch + 1]int // MUL_MAT cases by columns M
-	ByTokens        [mmvq.MaxBatch + 1]int // MUL_MAT_ID cases by tokens T
-	Checked         map[Property]int       // cases on which each property applied (NonFiniteInputs: cases with a NaN or ±Inf input)
-	Calls           int                    // calls of the implementation
-	Unsupported     int                    // cases skipped (SkipUnsupported)
-	RaceAvoided     int                    // MUL_MAT_ID cases whose N was rounded up to avoid ggml's write race (mmvq.IDWriteRace)
-	BitExact        int                    // cases whose every output had the reference's bits
-	Outputs         int64                  // outputs compared with the reference
+	ByBatch         [tiling.MMVQMaxBatchSize + 1]int // MUL_MAT cases by columns M
+	ByTokens        [tiling.MMVQMaxBatchSize + 1]int // MUL_MAT_ID cases by tokens T
+	Checked         map[Property]int                 // cases on which each property applied (NonFiniteInputs: cases with a NaN or ±Inf input)
+	Calls           int                              // calls of the implementation
+	Unsupported     int                              // cases skipped (SkipUnsupported)
+	RaceAvoided     int                              // MUL_MAT_ID cases whose N was rounded up to avoid ggml's write race (mmvq.IDWriteRace)
+	BitExact        int                              // cases whose every output had the reference's bits
+	Outputs         int64                            // outputs compared with the reference
 	Elapsed         time.Duration
 }
 
@@ -150,11 +150,11 @@ func (r *Report) String() string {
 		fmt.Fprintf(&b, " %v %d", t, r.ByType[t])
 	}
 	b.WriteString("\n  MUL_MAT per columns:")
-	for m := 1; m <= mmvq.MaxBatch; m++ {
+	for m := 1; m <= tiling.MMVQMaxBatchSize; m++ {
 		fmt.Fprintf(&b, " %d:%d", m, r.ByBatch[m])
 	}
 	b.WriteString("\n  MUL_MAT_ID per tokens:")
-	for m := 1; m <= mmvq.MaxBatch; m++ {
+	for m := 1; m <= tiling.MMVQMaxBatchSize; m++ {
 		fmt.Fprintf(&b, " %d:%d", m, r.ByTokens[m])
 	}
 	b.WriteString("\n  cases per property:")

@@ -5,11 +5,12 @@
 //
 // # Model
 //
-// The activations are quantized by quantize_q8_1 (sim/q8). MakePlan ports the launch
-// decisions of mul_mat_vec_q_switch_ncols_dst: the parameter table of the device
-// (get_device_table_id: GENERIC, TURING, GB10, GCN/CDNA, RDNA2/3.5, RDNA3.0, RDNA4),
-// calc_nwarps, calc_rows_per_block, should_use_small_k and should_halve_iters, and for
-// MUL_MAT_ID with 2..8 tokens the dedicated mul_mat_vec_q_moe kernel (one warp per token).
+// The activations are quantized by quantize_q8_1 (sim/q8). The launch is decided
+// elsewhere: tiling.MakeMMVQPlan ports mul_mat_vec_q_switch_ncols_dst (the parameter
+// table of the device, calc_nwarps, calc_rows_per_block, should_use_small_k,
+// should_halve_iters, and for MUL_MAT_ID with 2..8 tokens the dedicated
+// mul_mat_vec_q_moe kernel, one warp per token), and this package executes the plan it is
+// given. The per-type constants QK, QI and VDR also come from tiling (MMVQConstsOf).
 //
 // For one output (row i, column j) the kernel's threads tid = 0..T-1 (T = nwarps·32, or
 // 32 for the MoE kernel) each accumulate, from 0.0f and in ascending order, the x blocks
@@ -41,7 +42,7 @@
 // # Scope and assumptions
 //
 //   - Only NVIDIA arithmetic (32-lane warps, -use_fast_math FTZ, MUFU tables of sm_90) is
-//     modelled; MakePlan also describes AMD launches, MulMat refuses them.
+//     modelled; tiling.MakeMMVQPlan also describes AMD launches, MulMat refuses them.
 //   - The vec_dot float sequences were read from sm_90 SASS; for other NVIDIA
 //     architectures they are an assumption (ptxas could contract differently).
 //   - Whether ggml dispatches MMVQ at all (tiling.MulMat, tiling.MulMatID) is a separate

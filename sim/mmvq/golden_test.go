@@ -13,6 +13,7 @@ import (
 	"github.com/ggsim/ggsim/gguf/golden"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
+	"github.com/ggsim/ggsim/tiling"
 )
 
 var goldenTrace = flag.Bool("golden.trace", false, "run the golden cases in the lane-by-lane trace mode too (slow)")
@@ -88,7 +89,7 @@ func runGolden(t *testing.T, path string) []caseResult {
 		var got []float32
 		if c.Op == golden.OpMulMat {
 			r.Batch, r.N = int(s.M), int(s.N)
-			if s.M > MaxBatch {
+			if s.M > tiling.MMVQMaxBatchSize {
 				r.Skipped = fmt.Sprintf("batch %d > 8 (MMQ)", s.M)
 				res = append(res, r)
 				continue
@@ -103,7 +104,7 @@ func runGolden(t *testing.T, path string) []caseResult {
 			}
 		} else {
 			r.Batch, r.N = int(s.T), int(s.N)
-			if s.T > MaxBatch {
+			if s.T > tiling.MMVQMaxBatchSize {
 				r.Skipped = fmt.Sprintf("%d tokens > 8 (MMQ)", s.T)
 				res = append(res, r)
 				continue

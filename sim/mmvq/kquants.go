@@ -162,9 +162,9 @@ func vecDotQ6_K(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 }
 
 func init() {
-	register(TypeKernel{Type: quant.Q2_K, QK: 256, QI: 16, VDR: 1, Dot: vecDotQ2_K})
-	register(TypeKernel{Type: quant.Q3_K, QK: 256, QI: 16, VDR: 1, Dot: vecDotQ3_K})
-	register(TypeKernel{Type: quant.Q4_K, QK: 256, QI: 32, VDR: 2, Dot: vecDotQ4_K})
-	register(TypeKernel{Type: quant.Q5_K, QK: 256, QI: 32, VDR: 2, Dot: vecDotQ5_K})
-	register(TypeKernel{Type: quant.Q6_K, QK: 256, QI: 32, VDR: 1, Dot: vecDotQ6_K})
+	register(TypeKernel{Type: quant.Q2_K, Dot: vecDotQ2_K})
+	register(TypeKernel{Type: quant.Q3_K, Dot: vecDotQ3_K})
+	register(TypeKernel{Type: quant.Q4_K, Dot: vecDotQ4_K})
+	register(TypeKernel{Type: quant.Q5_K, Dot: vecDotQ5_K})
+	register(TypeKernel{Type: quant.Q6_K, Dot: vecDotQ6_K})
 }

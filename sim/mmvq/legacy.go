@@ -124,9 +124,9 @@ func vecDotQ8_0(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 }
 
 func init() {
-	register(TypeKernel{Type: quant.Q4_0, QK: 32, QI: 4, VDR: 2, Dot: vecDotQ4_0})
-	register(TypeKernel{Type: quant.Q4_1, QK: 32, QI: 4, VDR: 2, Dot: vecDotQ4_1})
-	register(TypeKernel{Type: quant.Q5_0, QK: 32, QI: 4, VDR: 2, Dot: vecDotQ5_0})
-	register(TypeKernel{Type: quant.Q5_1, QK: 32, QI: 4, VDR: 2, Dot: vecDotQ5_1})
-	register(TypeKernel{Type: quant.Q8_0, QK: 32, QI: 8, VDR: 2, Dot: vecDotQ8_0})
+	register(TypeKernel{Type: quant.Q4_0, Dot: vecDotQ4_0})
+	register(TypeKernel{Type: quant.Q4_1, Dot: vecDotQ4_1})
+	register(TypeKernel{Type: quant.Q5_0, Dot: vecDotQ5_0})
+	register(TypeKernel{Type: quant.Q5_1, Dot: vecDotQ5_1})
+	register(TypeKernel{Type: quant.Q8_0, Dot: vecDotQ8_0})
 }

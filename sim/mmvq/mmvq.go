@@ -9,6 +9,7 @@ import (
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
 	"github.com/ggsim/ggsim/sim/q8"
+	"github.com/ggsim/ggsim/tiling"
 )
 
 // Options control how MulMat and MulMatID run. The zero value (or nil) is the fast mode.
@@ -97,7 +98,7 @@ func (e Event) String() string {
 // MulMat simulates MUL_MAT of the quantized matrix x (N rows of K values of type t, as
 // stored: N*RowSize(K) bytes) by the float32 activations y (M columns of K values,
 // y[j*K+k]) for M = 1..8, as ggml's CUDA backend computes it on dev with MMVQ:
-// quantize_q8_1 of y (sim/q8), then mul_mat_vec_q with the launch MakePlan gives. The
+// quantize_q8_1 of y (sim/q8), then mul_mat_vec_q with the launch tiling.MakeMMVQPlan gives. The
 // result has N*M values, dst[j*N+i] = row i · column j.
 //
 // Whether ggml would dispatch MMVQ for this shape is not checked (see tiling.MulMat).
@@ -109,8 +110,8 @@ func MulMat(dev sim.Device, t quant.Type, x []byte, K, N int, y []float32, M int
 
 // MulMatOpts is MulMat with options (nil: fast mode).
 func MulMatOpts(dev sim.Device, t quant.Type, x []byte, K, N int, y []float32, M int, opt *Options) ([]float32, error) {
-	if M < 1 || M > MaxBatch {
-		return nil, fmt.Errorf("mmvq: %d columns: mul_mat_vec_q handles 1..%d", M, MaxBatch)
+	if M < 1 || M > tiling.MMVQMaxBatchSize {
+		return nil, fmt.Errorf("mmvq: %d columns: mul_mat_vec_q handles 1..%d", M, tiling.MMVQMaxBatchSize)
 	}
 	if K <= 0 || int64(K)*int64(M) != int64(len(y)) {
 		return nil, fmt.Errorf("mmvq: activations: %d values given for %d columns of %d", len(y), M, K)
@@ -128,7 +129,7 @@ func MulMatQ8(dev sim.Device, t quant.Type, x []byte, K, N int, yq []q8.Block, M
 	if err := checkDevice(&dev); err != nil {
 		return nil, err
 	}
-	p, err := MakePlan(&dev, t, K, M, false)
+	p, err := tiling.MakeMMVQPlan(&dev, t, K, M, false)
 	if err != nil {
 		return nil, err
 	}
@@ -167,8 +168,8 @@ func MulMatID(dev sim.Device, t quant.Type, as []byte, K, N, E int, b []float32,
 
 // MulMatIDOpts is MulMatID with options.
 func MulMatIDOpts(dev sim.Device, t quant.Type, as []byte, K, N, E int, b []float32, B1, T int, ids []int32, U int, opt *Options) ([]float32, error) {
-	if T < 1 || T > MaxBatch {
-		return nil, fmt.Errorf("mmvq: %d tokens: MMVQ handles MUL_MAT_ID for 1..%d tokens", T, MaxBatch)
+	if T < 1 || T > tiling.MMVQMaxBatchSize {
+		return nil, fmt.Errorf("mmvq: %d tokens: MMVQ handles MUL_MAT_ID for 1..%d tokens", T, tiling.MMVQMaxBatchSize)
 	}
 	if B1 < 1 || U < 1 || U%B1 != 0 {
 		return nil, fmt.Errorf("mmvq: %d expert slots with %d activation rows per token: slots must be a positive multiple of rows", U, B1)
@@ -189,13 +190,13 @@ func MulMatIDQ8(dev sim.Device, t quant.Type, as []byte, K, N, E int, yq []q8.Bl
 	if err := checkDevice(&dev); err != nil {
 		return nil, err
 	}
-	if T < 1 || T > MaxBatch {
-		return nil, fmt.Errorf("mmvq: %d tokens: MMVQ handles MUL_MAT_ID for 1..%d tokens", T, MaxBatch)
+	if T < 1 || T > tiling.MMVQMaxBatchSize {
+		return nil, fmt.Errorf("mmvq: %d tokens: MMVQ handles MUL_MAT_ID for 1..%d tokens", T, tiling.MMVQMaxBatchSize)
 	}
 	if B1 < 1 || U < 1 || U%B1 != 0 {
 		return nil, fmt.Errorf("mmvq: %d expert slots with %d activation rows per token: slots must be a positive multiple of rows", U, B1)
 	}
-	p, err := MakePlan(&dev, t, K, T, true)
+	p, err := tiling.MakeMMVQPlan(&dev, t, K, T, true)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +223,7 @@ func MulMatIDQ8(dev sim.Device, t quant.Type, as []byte, K, N, E int, yq []q8.Bl
 		}
 	}
 	ncols := 1
-	if p.Kernel == KernelMoE {
+	if p.Kernel == tiling.KernelMMVQMoE {
 		ncols = 0
 	}
 	l := &launch{
@@ -246,7 +247,7 @@ func MulMatIDQ8(dev sim.Device, t quant.Type, as []byte, K, N, E int, yq []q8.Bl
 // checkDevice returns an error unless dev is an NVIDIA device with 32-lane warps: the
 // float sequences of the vec_dots were read from NVIDIA SASS (FMA-SITES.md), and AMD
 // builds (64-lane warps on GCN/CDNA, HIP's own code generation) are not modelled.
-// MakePlan still describes AMD launches.
+// tiling.MakeMMVQPlan still describes AMD launches.
 func checkDevice(dev *sim.Device) error {
 	if !sim.CCIsNVIDIA(dev.CC) {
 		return fmt.Errorf("mmvq: device %q (cc %#x): only NVIDIA arithmetic is modelled", dev.Name, dev.CC)
@@ -284,7 +285,7 @@ func mustKernel(t quant.Type) *TypeKernel {
 // launch describes one kernel launch over nchan channels (expert slots; 1 for MUL_MAT) of
 // nrows rows and ncols columns (tokens).
 type launch struct {
-	plan    *Plan
+	plan    *tiling.MMVQPlan
 	dot     VecDot
 	nblocks int // x blocks per row
 	nrows   int
@@ -386,8 +387,8 @@ var ErrWriteRace = errors.New("ggml's kernel races on this shape (result undefin
 // also writes (a race), and the last slot's stores land past the end of dst. Observed on
 // an H200: repeated runs of such a shape gave different bits in slot 1, row 0.
 // mul_mat_vec_q_moe (2..8 tokens) guards with nrows and does not race.
-func IDWriteRace(p *Plan, N, U int) string {
-	if p.Kernel != KernelVec || p.RowsPerBlock <= 1 || N%p.RowsPerBlock == 0 || U < 2 {
+func IDWriteRace(p *tiling.MMVQPlan, N, U int) string {
+	if p.Kernel != tiling.KernelMMVQ || p.RowsPerBlock <= 1 || N%p.RowsPerBlock == 0 || U < 2 {
 		return ""
 	}
 	extra := p.RowsPerBlock - N%p.RowsPerBlock

@@ -95,7 +95,7 @@ func vecDotIQ4_XS(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 
 }
 
 func init() {
-	register(TypeKernel{Type: quant.MXFP4, QK: 32, QI: 4, VDR: 2, Dot: vecDotMXFP4})
-	register(TypeKernel{Type: quant.IQ4_NL, QK: 32, QI: 4, VDR: 2, Dot: vecDotIQ4_NL})
-	register(TypeKernel{Type: quant.IQ4_XS, QK: 256, QI: 32, VDR: 4, Dot: vecDotIQ4_XS})
+	register(TypeKernel{Type: quant.MXFP4, Dot: vecDotMXFP4})
+	register(TypeKernel{Type: quant.IQ4_NL, Dot: vecDotIQ4_NL})
+	register(TypeKernel{Type: quant.IQ4_XS, Dot: vecDotIQ4_XS})
 }

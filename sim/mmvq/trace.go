@@ -2,6 +2,7 @@ package mmvq
 
 import (
 	"github.com/ggsim/ggsim/sim"
+	"github.com/ggsim/ggsim/tiling"
 )
 
 // trace runs the launch lane by lane (Options.Trace): for every CUDA block in grid order
@@ -23,7 +24,7 @@ func (l *launch) trace(out []float32, opt *Options) {
 	nbx := (l.nrows + rpb - 1) / rpb
 	tpb := p.QI / p.VDR
 	ybl := p.QK / 32
-	moe := p.Kernel == KernelMoE
+	moe := p.Kernel == tiling.KernelMMVQMoE
 	nw := p.NWarps // warps per CUDA block (tokens for the MoE kernel)
 	ncols := l.ncols
 	if moe {

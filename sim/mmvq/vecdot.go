@@ -3,6 +3,7 @@ package mmvq
 import (
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim/q8"
+	"github.com/ggsim/ggsim/tiling"
 )
 
 // VecDot is one call of ggml's vec_dot_<type>_q8_1 (src/ggml-cuda/vecdotq.cuh) by one
@@ -24,7 +25,8 @@ import (
 type VecDot func(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32
 
 // TypeKernel is what mul_mat_vec_q needs of a weight type: ggml's QK, QI and VDR
-// (ggml_cuda_type_traits<type>::qk/qi and VDR_*_Q8_1_MMVQ) and the vec_dot.
+// (ggml_cuda_type_traits<type>::qk/qi and VDR_*_Q8_1_MMVQ, filled in by register from
+// tiling.MMVQConstsOf, their one home) and the vec_dot.
 type TypeKernel struct {
 	Type        quant.Type
 	QK, QI, VDR int
@@ -35,11 +37,11 @@ type TypeKernel struct {
 	// (mul_mat_vec_q<type, ncols> or mul_mat_vec_q_moe<type, 2>, ncols = 0 for the
 	// latter) when the compiler emitted a different float sequence there; a nil result
 	// means Dot.
-	DotFor func(k Kernel, ncols int) VecDot
+	DotFor func(k tiling.Kernel, ncols int) VecDot
 }
 
 // dotFor returns the vec_dot of the instantiation.
-func (tk *TypeKernel) dotFor(k Kernel, ncols int) VecDot {
+func (tk *TypeKernel) dotFor(k tiling.Kernel, ncols int) VecDot {
 	if tk.DotFor != nil {
 		if d := tk.DotFor(k, ncols); d != nil {
 			return d
@@ -50,13 +52,19 @@ func (tk *TypeKernel) dotFor(k Kernel, ncols int) VecDot {
 
 var kernels = map[quant.Type]TypeKernel{}
 
-// register installs a type's kernel; each type's file calls it from init. A duplicate,
-// a missing Dot, or constants that do not describe a whole number of threads per block
-// are programming errors and panic.
+// register installs a type's kernel with the constants tiling.MMVQConstsOf gives; each
+// type's file calls it from init. A duplicate, a missing Dot, a type ggml has no
+// mul_mat_vec_q for, or constants that do not describe a whole number of threads per
+// block are programming errors and panic.
 func register(k TypeKernel) {
 	if _, dup := kernels[k.Type]; dup {
 		panic("mmvq: kernel registered twice for " + k.Type.String())
 	}
+	c, ok := tiling.MMVQConstsOf(k.Type)
+	if !ok {
+		panic("mmvq: ggml has no mul_mat_vec_q for " + k.Type.String())
+	}
+	k.QK, k.QI, k.VDR = c.QK, c.QI, c.VDR
 	if k.Dot == nil || k.QK <= 0 || k.QI <= 0 || k.VDR <= 0 || k.QI%k.VDR != 0 || k.QK%32 != 0 || k.QK != k.Type.BlockSize() {
 		panic("mmvq: bad kernel registration for " + k.Type.String())
 	}
