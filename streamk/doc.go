@@ -60,7 +60,8 @@
 //
 // # Limits
 //
-// Plan materialises every block (Grid of them) and segment, O(Grid + NTiles) memory.
+// Plan materialises every block (Grid of them) and segment, O(Grid + NTiles) memory, and
+// refuses more than MaxTiles tiles (2^22, far beyond real launches).
 // Sizes where ggml's own 32-bit int arithmetic overflows (ntiles_dst, 100*ntiles_dst,
 // a wrapped kbc product that passes ggml's assertion) are reported as errors wrapping
 // errors.ErrUnsupported; a product >= 2^30 that fails ggml's GGML_ASSERT is a plain

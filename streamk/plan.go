@@ -175,6 +175,10 @@ type Partition struct {
 	Fixups []Fixup
 }
 
+// MaxTiles bounds the partitions Plan materialises (about 100 bytes per block and
+// segment); realistic MMQ launches have at most tens of thousands of tiles.
+const MaxTiles = 1 << 22
+
 // kbcLimit is ggml's GGML_ASSERT(ntiles_dst * blocks_per_ne00 < (1 << 30)).
 const kbcLimit = 1 << 30
 
@@ -260,6 +264,9 @@ func Plan(p Params) (Partition, error) {
 	ntiles := int64(p.NTilesX) * int64(p.NTilesY) * ntzw
 	if ntzw > math.MaxInt32 || ntiles > math.MaxInt32 {
 		return Partition{}, fmt.Errorf("streamk: %d tiles overflow ggml's int ntiles_dst: %w", ntiles, errors.ErrUnsupported)
+	}
+	if ntiles > MaxTiles {
+		return Partition{}, fmt.Errorf("streamk: %d tiles: Plan materialises every block and segment and stops at MaxTiles = %d", ntiles, MaxTiles)
 	}
 	part := Partition{Params: p, NTiles: int(ntiles), StreamK: p.StreamK}
 	if !p.StreamK {

@@ -316,7 +316,7 @@ func TestPlanErrors(t *testing.T) {
 		{"bpi0", func(p *Params) { p.BlocksPerIter = 0 }, false},
 		{"assert", func(p *Params) { p.NTilesX = 1 << 10; p.BlocksPerTile = 1 << 20 }, false},
 		{"wrap", func(p *Params) { p.NTilesX = 1 << 12; p.BlocksPerTile = 1 << 20 }, true},
-		{"efficiency-overflow", func(p *Params) { p.NTilesX = 1 << 25 }, true},
+		{"too-many-tiles", func(p *Params) { p.NTilesX = 1 << 25 }, false},
 		{"ntiles-overflow", func(p *Params) { p.NTilesX = 1 << 20; p.NTilesY = 1 << 20 }, true},
 		{"conventional-grid", func(p *Params) { p.StreamK = false; p.NTilesX = 70000 }, false},
 		{"id-len", func(p *Params) { p.ExpertCols = []int{1, 2}; p.J = 8 }, false},
@@ -334,7 +334,27 @@ func TestPlanErrors(t *testing.T) {
 			t.Errorf("%s: %v: ErrUnsupported %v, want %v", tc.name, err, !tc.unsupported, tc.unsupported)
 		}
 	}
+	// The int overflows of ggml's efficiency computation lie beyond MaxTiles; check the guard directly.
+	if MaxTiles*100 > 1<<31-1 {
+		t.Errorf("MaxTiles %d lets 100*ntiles overflow int32 unchecked", MaxTiles)
+	}
 	if _, err := Plan(ok); err != nil {
 		t.Errorf("valid params: %v", err)
+	}
+}
+
+func TestTilePlanOutside(t *testing.T) {
+	part, err := Plan(Params{NSM: 4, NVIDIA: true, StreamK: true, NTilesX: 2, NTilesY: 2, NChannels: 1, NSamples: 1, BlocksPerTile: 8, BlocksPerIter: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []TileCoord{{It: 2}, {Jt: -1}, {Channel: 1}, {Sample: 1}} {
+		if _, err := part.TilePlan(c); err == nil {
+			t.Errorf("TilePlan(%v): no error", c)
+		}
+	}
+	tp, err := part.TilePlan(TileCoord{It: 1, Jt: 1})
+	if err != nil || tp.Index != 3 || tp.Formula() != "dst = P3" {
+		t.Errorf("TilePlan: %+v %v %q", tp, err, tp.Formula())
 	}
 }

@@ -71,7 +71,8 @@ const MaxSVGTiles = 4096
 
 // WriteSVG draws the partition as an SVG image: one row per tile (linear tile order),
 // k along x in weight blocks, one rectangle per segment coloured by its block and
-// labelled with the block index. End segments (written to dst) have a solid outline,
+// labelled with the block index; right of a split tile's row, the fixup block and the
+// order of additions (TilePlan.Formula). End segments (written to dst) have a solid outline,
 // fixup segments a dashed red outline, skipped (empty MUL_MAT_ID) tiles are grey. It
 // returns an error for partitions with more than MaxSVGTiles tiles and write errors.
 func WriteSVG(w io.Writer, part Partition) error {
@@ -79,7 +80,7 @@ func WriteSVG(w io.Writer, part Partition) error {
 		return fmt.Errorf("streamk: WriteSVG: %d tiles, at most %d can be drawn", part.NTiles, MaxSVGTiles)
 	}
 	const (
-		left, top, rowH, gap, width = 90.0, 40.0, 24.0, 4.0, 800.0
+		left, top, rowH, gap, width, right = 90.0, 40.0, 24.0, 4.0, 800.0, 320.0
 	)
 	bpn := part.Params.BlocksPerTile
 	if bpn < 1 {
@@ -89,7 +90,7 @@ func WriteSVG(w io.Writer, part Partition) error {
 	height := top + float64(part.NTiles)*(rowH+gap) + 30
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" font-family="monospace" font-size="11">`+"\n",
-		left+width+20, height)
+		left+width+right, height)
 	title := fmt.Sprintf("%d tiles x %d k-blocks, grid %d", part.NTiles, bpn, part.Grid)
 	if part.StreamK {
 		title += fmt.Sprintf(", stream-K, efficiency %d%%", part.EfficiencyPercent)
@@ -122,6 +123,9 @@ func WriteSVG(w io.Writer, part Partition) error {
 				x, y, wd, rowH, fill, stroke,
 				escape(fmt.Sprintf("block %d, tile %d (%v), k [%d,%d) -> %v", s.Block, tp.Index, s.Tile, s.KB0Start, s.KB0Stop, s.Out)))
 			fmt.Fprintf(bw, `<text x="%.2f" y="%.1f" text-anchor="middle">%d</text>`+"\n", x+wd/2, y+rowH*0.7, s.Block)
+		}
+		if tp.Fixup != nil {
+			fmt.Fprintf(bw, `<text x="%.1f" y="%.1f">fixup block %d: %s</text>`+"\n", left+width+8, y+rowH*0.7, tp.Fixup.Block, escape(tp.Formula()))
 		}
 	}
 	fmt.Fprintf(bw, `<text x="4" y="%.1f">solid: end segment to dst; dashed red: partial to fixup slot; grey: skipped empty tile; label: block</text>`+"\n", height-10)

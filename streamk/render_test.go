@@ -64,6 +64,9 @@ func TestWriteSVG(t *testing.T) {
 		if names["rect"] != nseg {
 			t.Errorf("%d rects for %d segments", names["rect"], nseg)
 		}
+		if n := strings.Count(buf.String(), ">fixup block "); n != len(part.Fixups) {
+			t.Errorf("%d fixup labels for %d fixups", n, len(part.Fixups))
+		}
 	}
 	big := Partition{NTiles: MaxSVGTiles + 1, Params: Params{BlocksPerTile: 1}}
 	if err := WriteSVG(io.Discard, big); err == nil {
