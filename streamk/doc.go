@@ -45,8 +45,10 @@
 // The fixup kernel decides from kbc geometry alone, so for such a tile it still reads
 // the predecessors' (never written, stale) slots and forms sum, but j_max =
 // col_diff - jt*J - 1 < 0 makes it return before storing (Fixup.Writes false,
-// Fixup.Stale). Stale values therefore never reach dst. Columns beyond col_diff inside a
-// non-empty tile are a write-back matter, not modelled here.
+// Fixup.Stale). Stale values therefore never reach dst. (Before that check the kernel
+// also loads ids_dst[col_low + jt*J + j] for all j < J, past the expert's columns; the
+// loaded values are unused.) Columns beyond col_diff inside a non-empty tile are a
+// write-back matter, not modelled here.
 //
 // # Invariants (tested)
 //
