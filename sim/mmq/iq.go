@@ -1,0 +1,77 @@
+package mmq
+
+import (
+	"github.com/ggsim/ggsim/quant"
+	"github.com/ggsim/ggsim/sim"
+	"github.com/ggsim/ggsim/sim/q8"
+)
+
+// The i-quants on the int8-MMA path: ggml_cuda_mmq_load_tiles_<type> of
+// mmq-load-tiles.cuh (the TURING_MMA_AVAILABLE branches) with the vec_dot and the
+// activation layout that ggml_cuda_mmq_get_util_funcs (MMA switch) and
+// mmq_get_q8_1_ds_layout of mmq.cuh give each type. Every type has QK_K = 256 values per
+// block, so one iteration of the tile loop loads exactly one block per row.
+//
+// Layout: thread kqsx (0..7) of a row handles the 32-value group kqsx of the block and
+// writes x_qs[8*kqsx + 2*l + {0,1}] for its grid entries l: the values land in k order,
+// x.qs[32*kqsx .. 32*kqsx+31] = group kqsx. The scales go to x_df[kqsx] (one per 32
+// values) or, for the types with 16-value scales, x_df[2*kqsx + {0,1}]; a type on the
+// q8_1 vec_dot writes a half2 x_ds[kqsx] instead.
+//
+// Load-time float arithmetic, read literally (nvcc -use_fast_math; the divisions by a
+// power of two are multiplications by its exact reciprocal; d = __half2float(bxi->d)):
+//
+//	IQ2_XXS  d * ls / 8, ls = 2*scale + 1: FMUL(FMUL(d, I2F(ls)), 0.125)
+//
+// Every one of these float products and sums is exact in float32 (d has 11 significant
+// bits, the integer factors at most 5), so the contraction choice (FFMA or FMUL+FADD,
+// which operand pair) cannot change a bit.
+
+func init() {
+	kernels[quant.IQ2_XXS] = &kernel{layout: q8.D4, load: loadIQ2XXS, dot: dotQ8_0Q8_1(false)}
+}
+
+// putInt stores the int8x4 word w as x_qs[idx] (values 4*idx..4*idx+3, little-endian).
+func putInt(x *xTile, idx int, w int32) {
+	for b := 0; b < 4; b++ {
+		x.qs[4*idx+b] = int8(w >> (8 * b))
+	}
+}
+
+// signedGrid is __vsub4(g.x ^ signs0, signs0), __vsub4(g.y ^ signs1, signs1): the 8
+// unsigned grid bytes g (byte j = value j) with the __vcmpne4 masks applied (x ^ 0 - 0 =
+// x; (x ^ 0xff) - 0xff = -x mod 256).
+func signedGrid(g uint64, signs0, signs1 int32) (lo, hi int32) {
+	lo = sim.Vsub4(int32(uint32(g))^signs0, signs0)
+	hi = sim.Vsub4(int32(uint32(g>>32))^signs1, signs1)
+	return lo, hi
+}
+
+// ksignMasks are the masks of unpack_ksigns(v): signs0 = __vcmpne4(signs & 0x08040201, 0),
+// signs1 = __vcmpne4(signs & 0x80402010, 0).
+func ksignMasks(v uint8) (signs0, signs1 int32) {
+	signs := quant.UnpackKsigns(v)
+	signs0 = sim.Vcmpne4(int32(signs&0x08040201), 0)
+	signs1 = sim.Vcmpne4(int32(signs&0x80402010), 0)
+	return signs0, signs1
+}
+
+// loadIQ2XXS: per group kqsx, q2 = qs int 2*kqsx (four iq2xxs_grid indices), aux32 = qs
+// int 2*kqsx+1 (four 7-bit sign groups and the 4-bit scale); x_df = d * ls / 8.
+func loadIQ2XXS(m *matrix, i, kb0 int, x *xTile) {
+	blk := quant.BlockIQ2_XXS(m.block(i, kb0))
+	qs := blk.QsBytes()
+	d := sim.H2F(blk.D())
+	for kqsx := 0; kqsx < 8; kqsx++ {
+		q2 := u32(qs[8*kqsx:])
+		aux32 := u32(qs[8*kqsx+4:])
+		for l := 0; l < 4; l++ {
+			s0, s1 := ksignMasks(uint8(aux32 >> (7 * l)))
+			g0, g1 := signedGrid(quant.IQ2XXSGrid(uint8(q2>>(8*l))), s0, s1)
+			putInt(x, 8*kqsx+2*l, g0)
+			putInt(x, 8*kqsx+2*l+1, g1)
+		}
+		ls := int32(aux32>>27 | 1)
+		x.df[kqsx] = sim.Mul(sim.Mul(d, sim.I2F(ls)), 0.125)
+	}
+}
