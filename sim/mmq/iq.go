@@ -22,13 +22,22 @@ import (
 // power of two are multiplications by its exact reciprocal; d = __half2float(bxi->d)):
 //
 //	IQ2_XXS  d * ls / 8, ls = 2*scale + 1: FMUL(FMUL(d, I2F(ls)), 0.125)
+//	IQ2_XS   ((ls & 0x0F)*d + d/2)/4 and ((ls >> 4)*d + d/2)/4:
+//	         FMUL(FFMA(I2F(nibble), d, FMUL(d, 0.5)), 0.25)
 //
 // Every one of these float products and sums is exact in float32 (d has 11 significant
 // bits, the integer factors at most 5), so the contraction choice (FFMA or FMUL+FADD,
 // which operand pair) cannot change a bit.
+//
+// dotQ8_0_16Q8_1 (vecdot.go) was a prediction when IQ2_XS was added:
+// sum = fma(dB, fma(float(C0), dA0, float(C1)*dA1), sum). It reproduces the H200's
+// IQ2_XS MMQ case (ggml-h200-dev-extra.gguf, batch 40) bit for bit; each alternative
+// fails it: the right product fused (fma(C1, dA1, C0*dA0)) 4846 of 10240 elements
+// differ, no inner fusion 3742, the outer step unfused (sum + dB*inner) 5733.
 
 func init() {
 	kernels[quant.IQ2_XXS] = &kernel{layout: q8.D4, load: loadIQ2XXS, dot: dotQ8_0Q8_1(false)}
+	kernels[quant.IQ2_XS] = &kernel{layout: q8.D4, load: loadIQ2XS, dot: dotQ8_0_16Q8_1}
 }
 
 // putInt stores the int8x4 word w as x_qs[idx] (values 4*idx..4*idx+3, little-endian).
@@ -56,6 +65,12 @@ func ksignMasks(v uint8) (signs0, signs1 int32) {
 	return signs0, signs1
 }
 
+// halfPlusScale is ((ls*d + d/2)) as compiled: FFMA(I2F(ls), d, FMUL(d, 0.5)) (LLVM fuses
+// the left product of an fadd of two fmuls; exact here either way, see the file comment).
+func halfPlusScale(ls int32, d float32) float32 {
+	return sim.FMA(sim.I2F(ls), d, sim.Mul(d, 0.5))
+}
+
 // loadIQ2XXS: per group kqsx, q2 = qs int 2*kqsx (four iq2xxs_grid indices), aux32 = qs
 // int 2*kqsx+1 (four 7-bit sign groups and the 4-bit scale); x_df = d * ls / 8.
 func loadIQ2XXS(m *matrix, i, kb0 int, x *xTile) {
@@ -73,5 +88,25 @@ func loadIQ2XXS(m *matrix, i, kb0 int, x *xTile) {
 		}
 		ls := int32(aux32>>27 | 1)
 		x.df[kqsx] = sim.Mul(sim.Mul(d, sim.I2F(ls)), 0.125)
+	}
+}
+
+// loadIQ2XS: per group kqsx, the uint16 qs[4*kqsx+l] hold a 9-bit iq2xs_grid index and 7
+// sign bits (>> 9); x_df[2*kqsx+h] = ((nibble h of scales[kqsx])*d + d/2)/4.
+func loadIQ2XS(m *matrix, i, kb0 int, x *xTile) {
+	blk := quant.BlockIQ2_XS(m.block(i, kb0))
+	d := sim.H2F(blk.D())
+	sc := blk.Scales()
+	for kqsx := 0; kqsx < 8; kqsx++ {
+		for l := 0; l < 4; l++ {
+			q2 := blk.Qs(4*kqsx + l)
+			s0, s1 := ksignMasks(uint8(q2 >> 9))
+			g0, g1 := signedGrid(quant.IQ2XSGrid(int(q2&0x1FF)), s0, s1)
+			putInt(x, 8*kqsx+2*l, g0)
+			putInt(x, 8*kqsx+2*l+1, g1)
+		}
+		ls := int32(sc[kqsx])
+		x.df[2*kqsx+0] = sim.Mul(halfPlusScale(ls&0x0F, d), 0.25)
+		x.df[2*kqsx+1] = sim.Mul(halfPlusScale(ls>>4, d), 0.25)
 	}
 }
