@@ -24,20 +24,23 @@ import (
 //	IQ2_XXS  d * ls / 8, ls = 2*scale + 1: FMUL(FMUL(d, I2F(ls)), 0.125)
 //	IQ2_XS   ((ls & 0x0F)*d + d/2)/4 and ((ls >> 4)*d + d/2)/4:
 //	         FMUL(FFMA(I2F(nibble), d, FMUL(d, 0.5)), 0.25)
+//	IQ2_S    as IQ2_XS
 //
 // Every one of these float products and sums is exact in float32 (d has 11 significant
 // bits, the integer factors at most 5), so the contraction choice (FFMA or FMUL+FADD,
 // which operand pair) cannot change a bit.
 //
-// dotQ8_0_16Q8_1 (vecdot.go) was a prediction when IQ2_XS was added:
+// dotQ8_0_16Q8_1 (vecdot.go) was a prediction when these types were added:
 // sum = fma(dB, fma(float(C0), dA0, float(C1)*dA1), sum). It reproduces the H200's
-// IQ2_XS MMQ case (ggml-h200-dev-extra.gguf, batch 40) bit for bit; each alternative
-// fails it: the right product fused (fma(C1, dA1, C0*dA0)) 4846 of 10240 elements
-// differ, no inner fusion 3742, the outer step unfused (sum + dB*inner) 5733.
+// IQ2_XS and IQ2_S MMQ cases (ggml-h200-dev-extra.gguf, batch 40) bit for bit; each
+// alternative fails them: the right product fused (fma(C1, dA1, C0*dA0)) 4846 and 4814
+// of 10240 elements differ, no inner fusion 3742 and 3726, the outer step unfused
+// (sum + dB*inner) 5733 and 5696 (IQ2_XS and IQ2_S).
 
 func init() {
 	kernels[quant.IQ2_XXS] = &kernel{layout: q8.D4, load: loadIQ2XXS, dot: dotQ8_0Q8_1(false)}
 	kernels[quant.IQ2_XS] = &kernel{layout: q8.D4, load: loadIQ2XS, dot: dotQ8_0_16Q8_1}
+	kernels[quant.IQ2_S] = &kernel{layout: q8.D4, load: loadIQ2S, dot: dotQ8_0_16Q8_1}
 }
 
 // putInt stores the int8x4 word w as x_qs[idx] (values 4*idx..4*idx+3, little-endian).
@@ -62,6 +65,16 @@ func ksignMasks(v uint8) (signs0, signs1 int32) {
 	signs := quant.UnpackKsigns(v)
 	signs0 = sim.Vcmpne4(int32(signs&0x08040201), 0)
 	signs1 = sim.Vcmpne4(int32(signs&0x80402010), 0)
+	return signs0, signs1
+}
+
+// packedSignMasks are the masks of the IQ2_S / IQ3_S sign byte s:
+// signs0 = __vcmpne4(((s & 0x03) << 7) | ((s & 0x0C) << 21), 0),
+// signs1 = __vcmpne4(((s & 0x30) << 3) | ((s & 0xC0) << 17), 0).
+func packedSignMasks(s uint8) (signs0, signs1 int32) {
+	v := int32(s)
+	signs0 = sim.Vcmpne4(((v&0x03)<<7)|((v&0x0C)<<21), 0)
+	signs1 = sim.Vcmpne4(((v&0x30)<<3)|((v&0xC0)<<17), 0)
 	return signs0, signs1
 }
 
@@ -102,6 +115,29 @@ func loadIQ2XS(m *matrix, i, kb0 int, x *xTile) {
 			q2 := blk.Qs(4*kqsx + l)
 			s0, s1 := ksignMasks(uint8(q2 >> 9))
 			g0, g1 := signedGrid(quant.IQ2XSGrid(int(q2&0x1FF)), s0, s1)
+			putInt(x, 8*kqsx+2*l, g0)
+			putInt(x, 8*kqsx+2*l+1, g1)
+		}
+		ls := int32(sc[kqsx])
+		x.df[2*kqsx+0] = sim.Mul(halfPlusScale(ls&0x0F, d), 0.25)
+		x.df[2*kqsx+1] = sim.Mul(halfPlusScale(ls>>4, d), 0.25)
+	}
+}
+
+// loadIQ2S: per group kqsx, grid bytes qs[4*kqsx+l] extended by qh[kqsx] (bits 2l, 2l+1
+// become index bits 8, 9) into iq2s_grid indices, sign bytes qs[32+4*kqsx+l]; scales as
+// IQ2_XS.
+func loadIQ2S(m *matrix, i, kb0 int, x *xTile) {
+	blk := quant.BlockIQ2_S(m.block(i, kb0))
+	d := sim.H2F(blk.D())
+	qs := blk.Qs()
+	sc := blk.Scales()
+	for kqsx := 0; kqsx < 8; kqsx++ {
+		qh := int32(blk.Qh()[kqsx])
+		for l := 0; l < 4; l++ {
+			idx := int32(qs[4*kqsx+l]) | ((qh << (8 - 2*l)) & 0x300)
+			s0, s1 := packedSignMasks(qs[32+4*kqsx+l])
+			g0, g1 := signedGrid(quant.IQ2SGrid(int(idx)), s0, s1)
 			putInt(x, 8*kqsx+2*l, g0)
 			putInt(x, 8*kqsx+2*l+1, g1)
 		}
