@@ -25,6 +25,7 @@ import (
 //	IQ2_XS   ((ls & 0x0F)*d + d/2)/4 and ((ls >> 4)*d + d/2)/4:
 //	         FMUL(FFMA(I2F(nibble), d, FMUL(d, 0.5)), 0.25)
 //	IQ2_S    as IQ2_XS
+//	IQ3_XXS  (ls*d + d/2)/2: FMUL(FFMA(I2F(ls), d, FMUL(d, 0.5)), 0.5)
 //
 // Every one of these float products and sums is exact in float32 (d has 11 significant
 // bits, the integer factors at most 5), so the contraction choice (FFMA or FMUL+FADD,
@@ -41,6 +42,7 @@ func init() {
 	kernels[quant.IQ2_XXS] = &kernel{layout: q8.D4, load: loadIQ2XXS, dot: dotQ8_0Q8_1(false)}
 	kernels[quant.IQ2_XS] = &kernel{layout: q8.D4, load: loadIQ2XS, dot: dotQ8_0_16Q8_1}
 	kernels[quant.IQ2_S] = &kernel{layout: q8.D4, load: loadIQ2S, dot: dotQ8_0_16Q8_1}
+	kernels[quant.IQ3_XXS] = &kernel{layout: q8.D4, load: loadIQ3XXS, dot: dotQ8_0Q8_1(false)}
 }
 
 // putInt stores the int8x4 word w as x_qs[idx] (values 4*idx..4*idx+3, little-endian).
@@ -144,5 +146,26 @@ func loadIQ2S(m *matrix, i, kb0 int, x *xTile) {
 		ls := int32(sc[kqsx])
 		x.df[2*kqsx+0] = sim.Mul(halfPlusScale(ls&0x0F, d), 0.25)
 		x.df[2*kqsx+1] = sim.Mul(halfPlusScale(ls>>4, d), 0.25)
+	}
+}
+
+// loadIQ3XXS: per group kqsx, grid bytes qs[8*kqsx+2l], qs[8*kqsx+2l+1] index iq3xxs_grid
+// (4 values each), aux32 = the word at qs byte 64+4*kqsx holds four 7-bit sign groups
+// and the scale ls = aux32 >> 28; x_df = (ls*d + d/2)/2.
+func loadIQ3XXS(m *matrix, i, kb0 int, x *xTile) {
+	blk := quant.BlockIQ3_XXS(m.block(i, kb0))
+	d := sim.H2F(blk.D())
+	qs := blk.Qs()
+	for kqsx := 0; kqsx < 8; kqsx++ {
+		aux32 := blk.ScalesAndSigns(kqsx)
+		for l := 0; l < 4; l++ {
+			g := uint64(quant.IQ3XXSGrid(qs[8*kqsx+2*l])) | uint64(quant.IQ3XXSGrid(qs[8*kqsx+2*l+1]))<<32
+			s0, s1 := ksignMasks(uint8(aux32 >> (7 * l)))
+			g0, g1 := signedGrid(g, s0, s1)
+			putInt(x, 8*kqsx+2*l, g0)
+			putInt(x, 8*kqsx+2*l+1, g1)
+		}
+		ls := int32(aux32 >> 28)
+		x.df[kqsx] = sim.Mul(halfPlusScale(ls, d), 0.5)
 	}
 }
