@@ -26,6 +26,7 @@ import (
 //	         FMUL(FFMA(I2F(nibble), d, FMUL(d, 0.5)), 0.25)
 //	IQ2_S    as IQ2_XS
 //	IQ3_XXS  (ls*d + d/2)/2: FMUL(FFMA(I2F(ls), d, FMUL(d, 0.5)), 0.5)
+//	IQ3_S    ls*d, ls = 1 + 2*nibble: FMUL(I2F(ls), d)
 //
 // Every one of these float products and sums is exact in float32 (d has 11 significant
 // bits, the integer factors at most 5), so the contraction choice (FFMA or FMUL+FADD,
@@ -43,6 +44,7 @@ func init() {
 	kernels[quant.IQ2_XS] = &kernel{layout: q8.D4, load: loadIQ2XS, dot: dotQ8_0_16Q8_1}
 	kernels[quant.IQ2_S] = &kernel{layout: q8.D4, load: loadIQ2S, dot: dotQ8_0_16Q8_1}
 	kernels[quant.IQ3_XXS] = &kernel{layout: q8.D4, load: loadIQ3XXS, dot: dotQ8_0Q8_1(false)}
+	kernels[quant.IQ3_S] = &kernel{layout: q8.D4, load: loadIQ3S, dot: dotQ8_0Q8_1(false)}
 }
 
 // putInt stores the int8x4 word w as x_qs[idx] (values 4*idx..4*idx+3, little-endian).
@@ -167,5 +169,29 @@ func loadIQ3XXS(m *matrix, i, kb0 int, x *xTile) {
 		}
 		ls := int32(aux32 >> 28)
 		x.df[kqsx] = sim.Mul(halfPlusScale(ls, d), 0.5)
+	}
+}
+
+// loadIQ3S: per group kqsx, grid bytes qs[8*kqsx+2l], qs[8*kqsx+2l+1] extended by bits 2l,
+// 2l+1 of qh[kqsx] to 9-bit iq3s_grid indices, sign bytes signs[4*kqsx+l];
+// ls = 1 + 2*((scales[kqsx/2] >> ((2*kqsx << 1) & 4)) & 0xF), x_df = ls*d.
+func loadIQ3S(m *matrix, i, kb0 int, x *xTile) {
+	blk := quant.BlockIQ3_S(m.block(i, kb0))
+	d := sim.H2F(blk.D())
+	qs := blk.Qs()
+	signs := blk.Signs()
+	for kqsx := 0; kqsx < 8; kqsx++ {
+		qh := int32(blk.Qh()[kqsx])
+		for l := 0; l < 4; l++ {
+			i0 := int32(qs[8*kqsx+2*l]) | ((qh << (8 - 2*l)) & 0x100)
+			i1 := int32(qs[8*kqsx+2*l+1]) | ((qh << (7 - 2*l)) & 0x100)
+			g := uint64(quant.IQ3SGrid(int(i0))) | uint64(quant.IQ3SGrid(int(i1)))<<32
+			s0, s1 := packedSignMasks(signs[4*kqsx+l])
+			g0, g1 := signedGrid(g, s0, s1)
+			putInt(x, 8*kqsx+2*l, g0)
+			putInt(x, 8*kqsx+2*l+1, g1)
+		}
+		ls := 1 + 2*(int32(blk.Scales()[kqsx/2]>>(((2*kqsx)<<1)&0x04))&0x0F)
+		x.df[kqsx] = sim.Mul(sim.I2F(ls), d)
 	}
 }
