@@ -1,6 +1,7 @@
 package mmq
 
 import (
+	"github.com/ggsim/ggsim/f16"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
 	"github.com/ggsim/ggsim/sim/q8"
@@ -27,10 +28,13 @@ import (
 //	IQ2_S    as IQ2_XS
 //	IQ3_XXS  (ls*d + d/2)/2: FMUL(FFMA(I2F(ls), d, FMUL(d, 0.5)), 0.5)
 //	IQ3_S    ls*d, ls = 1 + 2*nibble: FMUL(I2F(ls), d)
+//	IQ1_S    d1q = d * (((qh >> 11) & 0x0E) + 1): FMUL(d, I2F(...)); delta = -0.875 or
+//	         -1.125; x_ds = make_half2(d1q, d1q*delta): two float->half conversions (RN)
 //
 // Every one of these float products and sums is exact in float32 (d has 11 significant
-// bits, the integer factors at most 5), so the contraction choice (FFMA or FMUL+FADD,
-// which operand pair) cannot change a bit.
+// bits, the integer factors at most 5, the deltas 4), so the contraction choice (FFMA or
+// FMUL+FADD, which operand pair) cannot change a bit; the only roundings are the
+// conversions to half of a half2 scale.
 //
 // dotQ8_0_16Q8_1 (vecdot.go) was a prediction when these types were added:
 // sum = fma(dB, fma(float(C0), dA0, float(C1)*dA1), sum). It reproduces the H200's
@@ -45,6 +49,7 @@ func init() {
 	kernels[quant.IQ2_S] = &kernel{layout: q8.D4, load: loadIQ2S, dot: dotQ8_0_16Q8_1}
 	kernels[quant.IQ3_XXS] = &kernel{layout: q8.D4, load: loadIQ3XXS, dot: dotQ8_0Q8_1(false)}
 	kernels[quant.IQ3_S] = &kernel{layout: q8.D4, load: loadIQ3S, dot: dotQ8_0Q8_1(false)}
+	kernels[quant.IQ1_S] = &kernel{layout: q8.DS4, load: loadIQ1S, dot: dotQ8_1Q8_1}
 }
 
 // putInt stores the int8x4 word w as x_qs[idx] (values 4*idx..4*idx+3, little-endian).
@@ -193,5 +198,34 @@ func loadIQ3S(m *matrix, i, kb0 int, x *xTile) {
 		}
 		ls := 1 + 2*(int32(blk.Scales()[kqsx/2]>>(((2*kqsx)<<1)&0x04))&0x0F)
 		x.df[kqsx] = sim.Mul(sim.I2F(ls), d)
+	}
+}
+
+// iq1sDelta is -1.0f + IQ1S_DELTA - (qh & 0x8000) * (2.0f*IQ1S_DELTA/0x8000) as the
+// compiler folds it: FFMA(I2F(qh & 0x8000), -2^-17, -0.875), exactly -0.875 or -1.125.
+func iq1sDelta(bit int32) float32 {
+	return sim.FMA(sim.I2F(bit), -float32(2*0.125/0x8000), float32(-1+0.125))
+}
+
+// loadIQ1S: per group kqsx, grid indices qs[4*kqsx+l] | ((qh >> 3l) & 7) << 8 into
+// iq1s_grid_gpu (values g+1 in {0, 1, 2} as nibbles: low nibbles values 0..3, high 4..7),
+// qh = qh[kqsx]; x_ds[kqsx] = make_half2(d1q, d1q*delta) with
+// d1q = h2f(d) * I2F(((qh >> 11) & 0x0E) + 1).
+func loadIQ1S(m *matrix, i, kb0 int, x *xTile) {
+	blk := quant.BlockIQ1_S(m.block(i, kb0))
+	d := sim.H2F(blk.D())
+	qs := blk.Qs()
+	for kqsx := 0; kqsx < 8; kqsx++ {
+		qh := int32(blk.Qh(kqsx))
+		for l := 0; l < 4; l++ {
+			idx := int32(qs[4*kqsx+l]) | ((qh>>(3*l))&0x07)<<8
+			g := int32(quant.IQ1SGridGPU(int(idx)))
+			putInt(x, 8*kqsx+2*l, g&0x0F0F0F0F)
+			putInt(x, 8*kqsx+2*l+1, (g>>4)&0x0F0F0F0F)
+		}
+		d1q := sim.Mul(d, sim.I2F(((qh>>11)&0x0E)+1))
+		delta := iq1sDelta(qh & 0x8000)
+		h := f16.MakeHalf2(d1q, sim.Mul(d1q, delta))
+		x.dm[kqsx] = [2]float32{sim.H2F(h.Lo), sim.H2F(h.Hi)}
 	}
 }

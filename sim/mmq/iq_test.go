@@ -15,7 +15,7 @@ import (
 // `simrun verify ggml-h200-dev-extra.gguf` (its batch-40 cases).
 
 // iqTypes are the i-quants of iq.go.
-var iqTypes = []quant.Type{quant.IQ2_XXS, quant.IQ2_XS, quant.IQ2_S, quant.IQ3_XXS, quant.IQ3_S}
+var iqTypes = []quant.Type{quant.IQ2_XXS, quant.IQ2_XS, quant.IQ2_S, quant.IQ3_XXS, quant.IQ3_S, quant.IQ1_S}
 
 // randIQRow fills a row of nb random blocks of t: random bytes (every byte pattern is a
 // valid block of these types) with the half scale d at bytes 0..1 replaced by a random
