@@ -87,7 +87,7 @@ func packedSignMasks(s uint8) (signs0, signs1 int32) {
 	return signs0, signs1
 }
 
-// halfPlusScale is ((ls*d + d/2)) as compiled: FFMA(I2F(ls), d, FMUL(d, 0.5)) (LLVM fuses
+// halfPlusScale is ls*d + d/2 as compiled: FFMA(I2F(ls), d, FMUL(d, 0.5)) (LLVM fuses
 // the left product of an fadd of two fmuls; exact here either way, see the file comment).
 func halfPlusScale(ls int32, d float32) float32 {
 	return sim.FMA(sim.I2F(ls), d, sim.Mul(d, 0.5))
