@@ -61,6 +61,8 @@ var legacy2Cases = []typeCase{
 	{t: quant.Q4_1, fix: fixD(true), value: valueDM, ds4: true},
 	{t: quant.Q5_0, fix: fixD(false), value: valueDF},
 	{t: quant.Q5_1, fix: fixD(true), value: valueDM, ds4: true},
+	{t: quant.Q1_0, fix: fixD(false), value: valueDF},
+	{t: quant.Q2_0, fix: fixD(false), value: valueDF},
 }
 
 // randomWeights returns n rows of K values of c.t: random bytes, scales fixed.
