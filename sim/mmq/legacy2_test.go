@@ -1,6 +1,7 @@
 package mmq
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -205,4 +206,46 @@ func TestMulMatBoundLegacy2(t *testing.T) {
 	for _, c := range legacy2Cases {
 		t.Run(c.t.String(), func(t *testing.T) { checkMulMatBound(t, c) })
 	}
+}
+
+// ExampleMulMat_legacy multiplies 128 rows of a Q4_1 matrix by 16 columns as mul_mat_q
+// does on an H200. The output differs from the fp64 product of the dequantized weights
+// mostly by the q8_1 quantization of the activations.
+func ExampleMulMat_legacy() {
+	dev, err := sim.Lookup("H200")
+	if err != nil {
+		panic(err)
+	}
+	const K, N, M = 256, 128, 16
+	w := make([]float32, N*K)
+	for i := range w {
+		w[i] = float32(math.Sin(float64(i) * 0.37))
+	}
+	a := make([]byte, N*K/quant.Q4_1.BlockSize()*quant.Q4_1.TypeSize())
+	if err := quant.QuantizeRowRef(quant.Q4_1, w, a); err != nil {
+		panic(err)
+	}
+	b := make([]float32, K*M)
+	for i := range b {
+		b[i] = float32(math.Cos(float64(i)*0.011)) + 0.5
+	}
+	p, err := MakePlan(dev, quant.Q4_1, K, N, M)
+	if err != nil {
+		panic(err)
+	}
+	dst, err := MulMat(dev, quant.Q4_1, a, K, N, b, M, p)
+	if err != nil {
+		panic(err)
+	}
+	deq := make([]float32, K)
+	if err := quant.DequantizeRow(quant.Q4_1, a[:len(a)/N], deq); err != nil {
+		panic(err)
+	}
+	var ref float64 // row 0 of the dequantized weights times column 0, in fp64
+	for k := range deq {
+		ref += float64(deq[k]) * float64(b[k])
+	}
+	fmt.Printf("tile %dx%d, dst[0,0] = %.6g (fp64 of the dequantized weights %.6g)\n", p.I, p.J, dst[0], ref)
+	// Output:
+	// tile 128x16, dst[0,0] = 4.78405 (fp64 of the dequantized weights 4.74019)
 }
