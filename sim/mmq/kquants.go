@@ -7,13 +7,15 @@ import (
 	"github.com/ggsim/ggsim/sim/q8"
 )
 
-// The k-quants other than Q4_K on the int8-MMA path: ggml_cuda_mmq_load_tiles_q5_K
-// (mmq-load-tiles.cuh, TURING_MMA_AVAILABLE branches) with the q8_1×q8_1 vec_dot. Every
+// The k-quants other than Q4_K on the int8-MMA path: ggml_cuda_mmq_load_tiles_q5_K and
+// _q6_K (mmq-load-tiles.cuh, TURING_MMA_AVAILABLE branches) with their vec_dot functions
+// (mmq-vec-dot.cuh, the TURING_MMA_AVAILABLE branch, which sm_90 compiles). Every
 // load leaves the values of one super-block (one iteration: MMQ_ITER_K = QK_K) in value
 // order in x.qs, which is what the source's int indices (kq0/kq1 and k) work out to.
 
 func init() {
 	kernels[quant.Q5_K] = &kernel{layout: q8.DS4, load: loadQ5_K, dot: dotQ8_1Q8_1}
+	kernels[quant.Q6_K] = &kernel{layout: q8.D4, load: loadQ6_K, dot: dotQ6_K}
 }
 
 // loadQ5_K: x_qs = the unsigned 5-bit values (ql nibble | qh bit << 4) in value order
@@ -41,4 +43,51 @@ func loadDMK45(x *xTile, d, dmin f16.Half, scaleMin func(int) (uint8, uint8)) {
 		p := f16.Mul2(dm, f16.MakeHalf2(float32(sc), float32(mn)))
 		x.dm[s] = [2]float32{sim.H2F(p.Lo), sim.H2F(p.Hi)}
 	}
+}
+
+// loadQ6_K: x_qs = __vsubss4(ql | qh, 0x20202020), the signed 6-bit values in value order
+// (kq0 = 32n + 8h + r holds values 128n+32h+4r.., kq1 = kq0+16 the values 64 later),
+// x_df = d (one per super-block, half to float), x_sc = the 16 int8 scales.
+func loadQ6_K(m *matrix, i, kb0 int, x *xTile) {
+	blk := quant.BlockQ6_K(m.block(i, kb0))
+	ql, qh := blk.Ql(), blk.Qh()
+	for n := 0; n < 2; n++ {
+		l4, h2, v := ql[64*n:], qh[32*n:], x.qs[128*n:]
+		for l := 0; l < 32; l++ {
+			v[l] = int8(l4[l]&0xF|(h2[l]&3)<<4) - 32
+			v[l+32] = int8(l4[l+32]&0xF|(h2[l]>>2&3)<<4) - 32
+			v[l+64] = int8(l4[l]>>4|(h2[l]>>4&3)<<4) - 32
+			v[l+96] = int8(l4[l+32]>>4|(h2[l]>>6&3)<<4) - 32
+		}
+	}
+	x.df[0] = sim.H2F(blk.D())
+	for s := 0; s < 16; s++ {
+		x.sc[s] = int32(blk.Scale(s))
+	}
+}
+
+// dotQ6_K is ggml_cuda_mmq_vec_dot_q6_K_q8_1_mma: per vec_dot call (128 values, against
+// y) a float tmp starts at 0; per 32-value block q with C0, C1 the exact dots of its two
+// 16-value halves and sc0, sc1 their scales,
+//
+//	tmp += (C0*sc0 + C1*sc1)*dB  ->  tmp = fma(float(C0*sc0 + C1*sc1), dB, tmp)
+//
+// (the scale products and their sum are int32, |.| < 2^24, so the conversion is exact;
+// dB = y.d4[q]); then
+//
+//	sum += tmp*dA  ->  sum = fma(tmp, dA, sum)
+//
+// with dA = x_df = d of the super-block.
+func dotQ6_K(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) float32 {
+	for h, y := range [2]*q8.BlockMMQ{y0, y1} {
+		var tmp float32
+		for q := 0; q < 4; q++ {
+			b := 4*h + q
+			c0 := dotI8(x.qs[32*b:32*b+16], y.Qs[32*q:32*q+16])
+			c1 := dotI8(x.qs[32*b+16:32*b+32], y.Qs[32*q+16:32*q+32])
+			tmp = sim.FMA(sim.I2F(c0*x.sc[2*b]+c1*x.sc[2*b+1]), y.D4(q), tmp)
+		}
+		sum = sim.FMA(tmp, x.df[0], sum)
+	}
+	return sum
 }

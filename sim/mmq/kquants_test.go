@@ -123,3 +123,13 @@ func TestLoadQ5_K(t *testing.T) {
 }
 
 func TestMulMatQ5_K(t *testing.T) { checkMulMat(t, quant.Q5_K) }
+
+func TestLoadQ6_K(t *testing.T) {
+	checkLoad(t, quant.Q6_K, func(r *rand.Rand, blk []byte) {
+		putHalf(blk[208:], pow2Half(-10+r.Intn(6)))
+	}, func(x *xTile, k int) float64 {
+		return float64(x.qs[k]) * float64(x.sc[k/16]) * float64(x.df[0])
+	})
+}
+
+func TestMulMatQ6_K(t *testing.T) { checkMulMat(t, quant.Q6_K) }
