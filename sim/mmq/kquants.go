@@ -7,8 +7,8 @@ import (
 	"github.com/ggsim/ggsim/sim/q8"
 )
 
-// The k-quants other than Q4_K on the int8-MMA path: ggml_cuda_mmq_load_tiles_q5_K and
-// _q6_K (mmq-load-tiles.cuh, TURING_MMA_AVAILABLE branches) with their vec_dot functions
+// The k-quants other than Q4_K on the int8-MMA path: ggml_cuda_mmq_load_tiles_q3_K,
+// _q5_K and _q6_K (mmq-load-tiles.cuh, TURING_MMA_AVAILABLE branches) with their vec_dot functions
 // (mmq-vec-dot.cuh, the TURING_MMA_AVAILABLE branch, which sm_90 compiles). Every
 // load leaves the values of one super-block (one iteration: MMQ_ITER_K = QK_K) in value
 // order in x.qs, which is what the source's int indices (kq0/kq1 and k) work out to.
@@ -16,6 +16,7 @@ import (
 func init() {
 	kernels[quant.Q5_K] = &kernel{layout: q8.DS4, load: loadQ5_K, dot: dotQ8_1Q8_1}
 	kernels[quant.Q6_K] = &kernel{layout: q8.D4, load: loadQ6_K, dot: dotQ6_K}
+	kernels[quant.Q3_K] = &kernel{layout: q8.D4, load: loadQ3_K, dot: dotQ8_0_16Q8_1}
 }
 
 // loadQ5_K: x_qs = the unsigned 5-bit values (ql nibble | qh bit << 4) in value order
@@ -90,4 +91,19 @@ func dotQ6_K(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) float32 {
 		sum = sim.FMA(tmp, x.df[0], sum)
 	}
 	return sum
+}
+
+// loadQ3_K: x_qs = __vsubss4(low 2 bits | hmask bit << 2, 0x04040404), the signed 3-bit
+// values in value order (int k = 32(kqsx/8) + 8l + kqsx%8 holds values 4k..4k+3),
+// x_df[s] = d*sc8[s] per 16 values: float(d) times the int8 scale sc-32 as float, one
+// float32 multiply (FMUL.FTZ).
+func loadQ3_K(m *matrix, i, kb0 int, x *xTile) {
+	blk := quant.BlockQ3_K(m.block(i, kb0))
+	for k := 0; k < iterK; k++ {
+		x.qs[k] = blk.Q(k)
+	}
+	d := sim.H2F(blk.D())
+	for s := 0; s < 16; s++ {
+		x.df[s] = sim.Mul(d, sim.I2F(int32(blk.Scale(s))))
+	}
 }

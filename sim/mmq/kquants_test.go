@@ -133,3 +133,13 @@ func TestLoadQ6_K(t *testing.T) {
 }
 
 func TestMulMatQ6_K(t *testing.T) { checkMulMat(t, quant.Q6_K) }
+
+func TestLoadQ3_K(t *testing.T) {
+	checkLoad(t, quant.Q3_K, func(r *rand.Rand, blk []byte) {
+		putHalf(blk[108:], pow2Half(-10+r.Intn(6)))
+	}, func(x *xTile, k int) float64 {
+		return float64(x.qs[k]) * float64(x.df[k/16])
+	})
+}
+
+func TestMulMatQ3_K(t *testing.T) { checkMulMat(t, quant.Q3_K) }
