@@ -7,8 +7,8 @@ import (
 	"github.com/ggsim/ggsim/sim/q8"
 )
 
-// The k-quants other than Q4_K on the int8-MMA path: ggml_cuda_mmq_load_tiles_q3_K,
-// _q5_K and _q6_K (mmq-load-tiles.cuh, TURING_MMA_AVAILABLE branches) with their vec_dot functions
+// The k-quants other than Q4_K on the int8-MMA path: ggml_cuda_mmq_load_tiles_q2_K,
+// _q3_K, _q5_K and _q6_K (mmq-load-tiles.cuh, TURING_MMA_AVAILABLE branches) with their vec_dot functions
 // (mmq-vec-dot.cuh, the TURING_MMA_AVAILABLE branch, which sm_90 compiles). Every
 // load leaves the values of one super-block (one iteration: MMQ_ITER_K = QK_K) in value
 // order in x.qs, which is what the source's int indices (kq0/kq1 and k) work out to.
@@ -17,6 +17,7 @@ func init() {
 	kernels[quant.Q5_K] = &kernel{layout: q8.DS4, load: loadQ5_K, dot: dotQ8_1Q8_1}
 	kernels[quant.Q6_K] = &kernel{layout: q8.D4, load: loadQ6_K, dot: dotQ6_K}
 	kernels[quant.Q3_K] = &kernel{layout: q8.D4, load: loadQ3_K, dot: dotQ8_0_16Q8_1}
+	kernels[quant.Q2_K] = &kernel{layout: q8.D2S6, load: loadQ2_K, dot: dotQ2_K}
 }
 
 // loadQ5_K: x_qs = the unsigned 5-bit values (ql nibble | qh bit << 4) in value order
@@ -106,4 +107,78 @@ func loadQ3_K(m *matrix, i, kb0 int, x *xTile) {
 	for s := 0; s < 16; s++ {
 		x.df[s] = sim.Mul(d, sim.I2F(int32(blk.Scale(s))))
 	}
+}
+
+// loadQ2_K: x_qs = the unsigned 2-bit values in value order (int k = 32(kqsx/8) + 8l +
+// kqsx%8 holds values 4k..4k+3), x_dm[s] = __hmul2(dm, make_half2(sc&15, sc>>4)) per 16
+// values (FAST_FP16_AVAILABLE: a half2 multiply, RN to binary16), kept as floats in
+// x.mA[s] = {d·sc, dmin·m}.
+func loadQ2_K(m *matrix, i, kb0 int, x *xTile) {
+	blk := quant.BlockQ2_K(m.block(i, kb0))
+	for k := 0; k < iterK; k++ {
+		x.qs[k] = int8(blk.Q(k))
+	}
+	d, dmin := blk.DM()
+	dm := f16.Half2{Lo: d, Hi: dmin}
+	for s := 0; s < 16; s++ {
+		sc, mn := blk.ScaleMin(s)
+		p := f16.Mul2(dm, f16.MakeHalf2(float32(sc), float32(mn)))
+		x.mA[s] = [2]float32{sim.H2F(p.Lo), sim.H2F(p.Hi)}
+	}
+}
+
+// dotQ2_K is ggml_cuda_mmq_vec_dot_q2_K_q8_1_mma (TURING_MMA_AVAILABLE branch) with the
+// D2S6 activations: per vec_dot call (128 values against y, sub-blocks s = 8h..8h+7),
+// first per 32-value block q = 0..3 with Cd0, Cd1 the exact dots of its 16-value halves
+// (sub-blocks s0 = 8h+2q, s1 = s0+1), dA = x_dm.x, mA = x_dm.y:
+//
+//	tmp  = Cd0*dA0 + Cd1*dA1          ->  tmp = fma(float(Cd0), dA0, float(Cd1)*dA1)
+//	q==3: tmp -= Cm0*mA0 + Cm1*mA1    ->  tmp = tmp - fma(float(Cm0), mA0, float(Cm1)*mA1)
+//	sum += tmp*dB                     ->  sum = fma(tmp, dB, sum)
+//
+// where Cm0, Cm1 are the MMA of 0x01010101 with y (the exact sums of the 16 int8 values
+// of each half; the D2S6 header holds no sums of the last 32 values) and dB is d2s6[0]
+// for q < 2 and d2s6[1] for q >= 2; then, in a second loop over q = 0..2 with sB the
+// half2 d2s6[2+2q], d2s6[3+2q] (the float sums of the 16-value groups, half-rounded):
+//
+//	sum -= mA0*sB.x  ->  sum = fma(-mA0, sB.x, sum)
+//	sum -= mA1*sB.y  ->  sum = fma(-mA1, sB.y, sum)
+//
+// The products inside tmp are exact (|C| <= 6144 has 13 bits, dA and mA are halves with
+// 11), so how their sums contract cannot matter: fusing either product, or none, gives
+// the same bits. What the H200 golden cases do tell apart is the q==3 step: the LLVM
+// aggressive form tmp = fma(-Cm0, mA0, fma(-Cm1, mA1, tmp)) differs from the GPU on 2
+// and 12 outputs of the batch-33 and batch-130 cases; the subtraction of the fused sum
+// above reproduces all three.
+func dotQ2_K(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) float32 {
+	for h, y := range [2]*q8.BlockMMQ{y0, y1} {
+		dB := [2]float32{sim.H2F(y.D2S6(0)), sim.H2F(y.D2S6(1))}
+		for q := 0; q < 4; q++ {
+			s0 := 8*h + 2*q
+			b := 4*h + q
+			c0 := dotI8(x.qs[32*b:32*b+16], y.Qs[32*q:32*q+16])
+			c1 := dotI8(x.qs[32*b+16:32*b+32], y.Qs[32*q+16:32*q+32])
+			tmp := sim.FMA(sim.I2F(c0), x.mA[s0][0], sim.Mul(sim.I2F(c1), x.mA[s0+1][0]))
+			if q == 3 {
+				m0, m1 := sumI8(y.Qs[96:112]), sumI8(y.Qs[112:128])
+				tmp = sim.Sub(tmp, sim.FMA(sim.I2F(m0), x.mA[s0][1], sim.Mul(sim.I2F(m1), x.mA[s0+1][1])))
+			}
+			sum = sim.FMA(tmp, dB[q/2], sum)
+		}
+		for q := 0; q < 3; q++ {
+			s0 := 8*h + 2*q
+			sum = sim.FMA(sim.Neg(x.mA[s0][1]), sim.H2F(y.D2S6(2+2*q)), sum)
+			sum = sim.FMA(sim.Neg(x.mA[s0+1][1]), sim.H2F(y.D2S6(3+2*q)), sum)
+		}
+	}
+	return sum
+}
+
+// sumI8 is the exact sum of int8 values (the MMA of a tile of ones with them).
+func sumI8(v []int8) int32 {
+	var s int32
+	for _, q := range v {
+		s += int32(q)
+	}
+	return s
 }

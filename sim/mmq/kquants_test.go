@@ -143,3 +143,15 @@ func TestLoadQ3_K(t *testing.T) {
 }
 
 func TestMulMatQ3_K(t *testing.T) { checkMulMat(t, quant.Q3_K) }
+
+func TestLoadQ2_K(t *testing.T) {
+	checkLoad(t, quant.Q2_K, func(r *rand.Rand, blk []byte) {
+		putHalf(blk[80:], pow2Half(-8+r.Intn(6)))
+		putHalf(blk[82:], pow2Half(-10+r.Intn(6)))
+	}, func(x *xTile, k int) float64 {
+		mA := x.mA[k/16]
+		return float64(x.qs[k])*float64(mA[0]) - float64(mA[1])
+	})
+}
+
+func TestMulMatQ2_K(t *testing.T) { checkMulMat(t, quant.Q2_K) }
