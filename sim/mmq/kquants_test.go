@@ -20,11 +20,10 @@ import (
 // pow2Half returns the binary16 2^e (e in -14..15).
 func pow2Half(e int) f16.Half { return f16.Half(uint16(e+15) << 10) }
 
-func putHalf(b []byte, h f16.Half) { b[0], b[1] = byte(h), byte(h>>8) }
 
 // checkLoad fills one weight row of iterK values with random blocks from gen, runs t's
 // load and compares value(x, k) with the dequantized value k of the row exactly.
-func checkLoad(t *testing.T, typ quant.Type, gen func(r *rand.Rand, blk []byte), value func(x *xTile, k int) float64) {
+func checkLoadPow2(t *testing.T, typ quant.Type, gen func(r *rand.Rand, blk []byte), value func(x *xTile, k int) float64) {
 	t.Helper()
 	kn := kernels[typ]
 	if kn == nil {
@@ -113,7 +112,7 @@ func checkMulMat(t *testing.T, typ quant.Type) {
 }
 
 func TestLoadQ5_K(t *testing.T) {
-	checkLoad(t, quant.Q5_K, func(r *rand.Rand, blk []byte) {
+	checkLoadPow2(t, quant.Q5_K, func(r *rand.Rand, blk []byte) {
 		putHalf(blk[0:], pow2Half(-8+r.Intn(6)))
 		putHalf(blk[2:], pow2Half(-10+r.Intn(6)))
 	}, func(x *xTile, k int) float64 {
@@ -125,7 +124,7 @@ func TestLoadQ5_K(t *testing.T) {
 func TestMulMatQ5_K(t *testing.T) { checkMulMat(t, quant.Q5_K) }
 
 func TestLoadQ6_K(t *testing.T) {
-	checkLoad(t, quant.Q6_K, func(r *rand.Rand, blk []byte) {
+	checkLoadPow2(t, quant.Q6_K, func(r *rand.Rand, blk []byte) {
 		putHalf(blk[208:], pow2Half(-10+r.Intn(6)))
 	}, func(x *xTile, k int) float64 {
 		return float64(x.qs[k]) * float64(x.sc[k/16]) * float64(x.df[0])
@@ -135,7 +134,7 @@ func TestLoadQ6_K(t *testing.T) {
 func TestMulMatQ6_K(t *testing.T) { checkMulMat(t, quant.Q6_K) }
 
 func TestLoadQ3_K(t *testing.T) {
-	checkLoad(t, quant.Q3_K, func(r *rand.Rand, blk []byte) {
+	checkLoadPow2(t, quant.Q3_K, func(r *rand.Rand, blk []byte) {
 		putHalf(blk[108:], pow2Half(-10+r.Intn(6)))
 	}, func(x *xTile, k int) float64 {
 		return float64(x.qs[k]) * float64(x.df[k/16])
@@ -145,7 +144,7 @@ func TestLoadQ3_K(t *testing.T) {
 func TestMulMatQ3_K(t *testing.T) { checkMulMat(t, quant.Q3_K) }
 
 func TestLoadQ2_K(t *testing.T) {
-	checkLoad(t, quant.Q2_K, func(r *rand.Rand, blk []byte) {
+	checkLoadPow2(t, quant.Q2_K, func(r *rand.Rand, blk []byte) {
 		putHalf(blk[80:], pow2Half(-8+r.Intn(6)))
 		putHalf(blk[82:], pow2Half(-10+r.Intn(6)))
 	}, func(x *xTile, k int) float64 {
