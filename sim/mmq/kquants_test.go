@@ -20,7 +20,6 @@ import (
 // pow2Half returns the binary16 2^e (e in -14..15).
 func pow2Half(e int) f16.Half { return f16.Half(uint16(e+15) << 10) }
 
-
 // checkLoad fills one weight row of iterK values with random blocks from gen, runs t's
 // load and compares value(x, k) with the dequantized value k of the row exactly.
 func checkLoadPow2(t *testing.T, typ quant.Type, gen func(r *rand.Rand, blk []byte), value func(x *xTile, k int) float64) {

@@ -60,8 +60,11 @@ type kernel struct {
 	dot func(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) float32
 }
 
-// kernels are the MMA-path kernels by type.
-var kernels = map[quant.Type]*kernel{}
+// kernels are the MMA-path kernels by type; kernelsDP4A those of the dp4a path.
+var (
+	kernels     = map[quant.Type]*kernel{}
+	kernelsDP4A = map[quant.Type]*kernel{}
+)
 
 // dotI8 is the exact int32 dot product of n int8 pairs.
 func dotI8(a, b []int8) int32 {
@@ -73,31 +76,13 @@ func dotI8(a, b []int8) int32 {
 	return s
 }
 
-// Plan is what one MUL_MAT launch of mul_mat_q computes: the tile sizes and, for each
-// output tile, the K ranges (in weight blocks) of its partial sums in ascending k. A
-// tile computed in one piece has one range. Of a tile split by stream-K, the last range
-// is the end segment written to dst and the others are fixup slots, added by
-// mul_mat_q_stream_k_fixup as dst = P_end + (((0 + P_{n-2}) + P_{n-3}) + ... + P_0).
-type Plan struct {
-	I, J  int // tile rows (mmq_y) and columns (mmq_x)
-	BPN   int // weight blocks per row (blocks_per_ne00)
-	BPI   int // weight blocks per iteration (blocks_per_iter)
-	NTX   int // column tiles
-	NTY   int // row tiles
-	Tiles [][]Range
-}
-
-// Range is the K range [Start, Stop) of one partial sum, in weight blocks, computed by
-// CUDA block Block.
-type Range struct{ Start, Stop, Block int }
-
 // MulMat returns ggml_mul_mat(a, b) as mul_mat_q computes it on dev with the plan p: a
 // holds N rows of K values of t, b holds M columns of K float32; the result is [N, M]
 // (dst[j*N+i]).
 func MulMat(dev sim.Device, t quant.Type, a []byte, K, N int, b []float32, M int, p *Plan) ([]float32, error) {
-	kn, ok := kernels[t]
+	kn, ok := p.kernels()[t]
 	if !ok {
-		return nil, fmt.Errorf("%w: no MMQ kernel for %v", ErrUnsupported, t)
+		return nil, fmt.Errorf("%w: no MMQ kernel for %v on the %s path", ErrUnsupported, t, p.path())
 	}
 	qk := t.BlockSize()
 	if K <= 0 || N <= 0 || M <= 0 || K%qk != 0 {
@@ -114,17 +99,16 @@ func MulMat(dev sim.Device, t quant.Type, a []byte, K, N int, b []float32, M int
 	mat := &matrix{data: a, bs: t.TypeSize(), stride: K / qk}
 	dst := make([]float32, N*M)
 	ncolsY := M
-	run(p, func(tile int) {
+	run(len(p.Tiles), func(tile int) {
 		it, jt := tile/p.NTX, tile%p.NTX
-		computeTile(kn, mat, y, ncolsY, p, p.Tiles[tile], it, jt, N, M, func(i, j int, v float32) { dst[j*N+i] = v })
+		computeTile(kn, mat, y, ncolsY, p, &p.Tiles[tile], it, jt, N, M, func(i, j int, v float32) { dst[j*N+i] = v })
 	})
 	return dst, nil
 }
 
 // run calls f for every tile, on GOMAXPROCS goroutines. Tiles are independent, so the
 // bits do not depend on scheduling.
-func run(p *Plan, f func(tile int)) {
-	n := len(p.Tiles)
+func run(n int, f func(tile int)) {
 	workers := min(runtime.GOMAXPROCS(0), n)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -150,8 +134,9 @@ func run(p *Plan, f func(tile int)) {
 
 // computeTile computes the rows and columns of tile (it, jt) that exist and stores them.
 // Row i of a fallback tile past the last row is never stored, so it is not computed.
-func computeTile(kn *kernel, mat *matrix, y []q8.BlockMMQ, ncolsY int, p *Plan, ranges []Range, it, jt, N, M int, store func(i, j int, v float32)) {
-	if len(ranges) == 0 {
+func computeTile(kn *kernel, mat *matrix, y []q8.BlockMMQ, ncolsY int, p *Plan, w *TileWork, it, jt, N, M int, store func(i, j int, v float32)) {
+	ranges := w.Ranges
+	if len(ranges) == 0 || w.Empty {
 		return
 	}
 	i0, j0 := it*p.I, jt*p.J
@@ -177,15 +162,25 @@ func computeTile(kn *kernel, mat *matrix, y []q8.BlockMMQ, ncolsY int, p *Plan, 
 			}
 		}
 		for jj := 0; jj < jmax; jj++ {
-			v := partial[(nb-1)*p.J+jj]
-			if nb > 1 {
-				var s float32 // mul_mat_q_stream_k_fixup: sum = 0.0f, then += each predecessor's partial
-				for r := nb - 2; r >= 0; r-- {
-					s = sim.Add(s, partial[r*p.J+jj])
+			v := partial[(nb-1)*p.J+jj] // the end segment, stored to dst by mul_mat_q
+			if w.Adds != nil {
+				var s float32 // mul_mat_q_stream_k_fixup: sum = 0.0f; sum += each slot; dst += sum
+				for _, blk := range w.Adds {
+					s = sim.Add(s, partial[rangeOf(ranges, blk)*p.J+jj])
 				}
 				v = sim.Add(v, s)
 			}
 			store(i, j0+jj, v)
 		}
 	}
+}
+
+// rangeOf returns the index of the range computed by block blk.
+func rangeOf(ranges []Range, blk int) int {
+	for r, rg := range ranges {
+		if rg.Block == blk {
+			return r
+		}
+	}
+	panic(fmt.Sprintf("mmq: the fixup adds block %d, which has no range of this tile", blk))
 }
