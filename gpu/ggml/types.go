@@ -4,11 +4,23 @@ import (
 	"fmt"
 
 	"github.com/ggsim/ggsim/gpu/internal/dl"
+	"github.com/ggsim/ggsim/internal/errs"
 	"github.com/ggsim/ggsim/quant"
 )
 
-// ErrNotBuilt is returned by Load in a build without the cuda tag.
+// ErrNotBuilt is returned by Load in a build without the cuda tag. It matches
+// errors.ErrUnsupported.
 var ErrNotBuilt = dl.ErrNotBuilt
+
+// ErrUnsupportedOp is wrapped by the error of an operation the backend refuses, at the
+// point ggml refuses it (ggml_backend_supports_op is false for the node). It matches
+// errors.ErrUnsupported, so the verifier reports such a case UNSUPPORTED.
+var ErrUnsupportedOp = errs.Unsupported("the backend does not support this operation (ggml_backend_supports_op)")
+
+// ErrOtherDevice is wrapped by the error of a call of Backend.Impl for a simulated device
+// other than the backend's GPU (its results would be another device's). It matches
+// errors.ErrUnsupported.
+var ErrOtherDevice = errs.Unsupported("the backend runs on another device")
 
 // BackendKind selects a ggml backend.
 type BackendKind int

@@ -276,9 +276,17 @@ func TestMakePlan(t *testing.T) {
 	if _, err := MakePlan(&h, quant.Q4_K, 100, 1, false); err == nil {
 		t.Error("no error for k not a multiple of 256")
 	}
-	// AMD arithmetic is not modelled.
-	if _, err := MulMat(mi300, quant.Q4_0, make([]byte, 18), 32, 1, make([]float32, 32), 1); err == nil {
-		t.Error("no error for an AMD device")
+	// AMD arithmetic is not modelled: an error that classifies itself as unsupported
+	// (simrun verify reports UNSUPPORTED, not ERROR), and so is a 64-lane NVIDIA-like device.
+	if _, err := MulMat(mi300, quant.Q4_0, make([]byte, 18), 32, 1, make([]float32, 32), 1); !errors.Is(err, errors.ErrUnsupported) || !errors.Is(err, sim.ErrUnsupported) {
+		t.Errorf("AMD device: %v, want an error wrapping sim.ErrUnsupported", err)
+	}
+	if _, err := MulMatID(mi300, quant.Q4_0, make([]byte, 18), 32, 1, 1, make([]float32, 32), 1, 1, []int32{0}, 1); !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("AMD device, MUL_MAT_ID: %v, want an error wrapping errors.ErrUnsupported", err)
+	}
+	// Bad input is not "unsupported".
+	if _, err := MulMat(h, quant.Q4_0, make([]byte, 17), 32, 1, make([]float32, 32), 1); err == nil || errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("17 bytes of q4_0: %v, want an error that is not ErrUnsupported", err)
 	}
 }
 
