@@ -3,6 +3,7 @@ package ggsim
 import (
 	"fmt"
 
+	"github.com/ggsim/ggsim/internal/errs"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
 	"github.com/ggsim/ggsim/sim/mmvq"
@@ -80,7 +81,8 @@ var simulated = map[tiling.Kernel]kernel{
 // MulMat computes ggml_mul_mat(w, b) as ggml's CUDA backend does on dev: b holds M
 // columns of w.K float32 activations (b[j*K+k]); the result has w.N*M values. The kernel
 // is the one ggml dispatches to (tiling.MulMat); if ggsim does not simulate it the error
-// wraps errors.ErrUnsupported and Result.Decision still says which kernel and why.
+// wraps ErrNotSimulated (errors.ErrUnsupported) and Result.Decision still says which
+// kernel and why.
 func MulMat(dev sim.Device, w Weights, b []float32, M int, opts ...Option) (Result, error) {
 	if err := w.check(false); err != nil {
 		return Result{}, err
@@ -108,7 +110,8 @@ func MulMat(dev sim.Device, w Weights, b []float32, M int, opts ...Option) (Resu
 // (b[(t*B1+r)*K+k]); ids holds T tokens of U expert ids (ids[t*U+u]), U a multiple of B1
 // (slot u reads activation row u % B1; B1 = 1 broadcasts one row to every slot). The
 // result has T*U*w.N values, dst[(t*U+u)*N+i]. The kernel is the one ggml dispatches to
-// (tiling.MulMatID); if ggsim does not simulate it the error wraps errors.ErrUnsupported.
+// (tiling.MulMatID); if ggsim does not simulate it the error wraps ErrNotSimulated
+// (errors.ErrUnsupported).
 func MulMatID(dev sim.Device, w Weights, b []float32, B1, T int, ids []int32, U int, opts ...Option) (Result, error) {
 	if err := w.check(true); err != nil {
 		return Result{}, err
@@ -168,13 +171,18 @@ func (w *Weights) check(id bool) error {
 	return nil
 }
 
+// ErrNotSimulated is wrapped by the error of MulMat and MulMatID where ggml dispatches to
+// a kernel ggsim does not simulate (yet), or a type the kernel has no simulation of. It
+// matches errors.ErrUnsupported. (A device whose arithmetic is not modelled is refused by
+// the kernel with sim.ErrUnsupported, which matches errors.ErrUnsupported too.)
+var ErrNotSimulated = errs.Unsupported("ggsim: kernel not simulated")
+
 // kernelOf returns the simulated kernel for ggml's decision d, or an error wrapping
-// sim.ErrUnsupported (so errors.ErrUnsupported) that names the kernel, the call and why.
+// ErrNotSimulated that names the kernel, the call and ggml's reason.
 func kernelOf(d tiling.Decision, what func() string) (kernel, error) {
 	k, ok := simulated[d.Kernel]
 	if !ok {
-		return kernel{}, fmt.Errorf("ggsim: %w: ggml dispatches %s to %s (%s); ggsim does not simulate %s yet",
-			sim.ErrUnsupported, what(), d.Kernel, d.Reason, d.Kernel)
+		return kernel{}, fmt.Errorf("%w: ggml dispatches %s to %s (%s)", ErrNotSimulated, what(), d.Kernel, d.Reason)
 	}
 	return k, nil
 }
@@ -193,7 +201,7 @@ func configure(opts []Option, d tiling.Decision) (*config, *Trace) {
 // mmvqOptions are the options of the MMVQ simulation for c, recording into tr.
 func mmvqOptions(t quant.Type, c *config, tr *Trace) (*mmvq.Options, error) {
 	if _, ok := mmvq.KernelOf(t); !ok {
-		return nil, fmt.Errorf("ggsim: %w: no mul_mat_vec_q kernel for %v in ggsim", sim.ErrUnsupported, t)
+		return nil, fmt.Errorf("%w: ggml dispatches %v to mmvq, ggsim has no mul_mat_vec_q for it", ErrNotSimulated, t)
 	}
 	o := &mmvq.Options{Trace: c.laneByLane, Workers: c.workers}
 	if tr != nil {

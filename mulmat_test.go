@@ -122,7 +122,7 @@ func TestMulMatUnsupported(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	w := weights(t, quant.Q4_K, 256, 2, 0, r)
 	res, err := ggsim.MulMat(dev, w, acts(256*9, r), 9)
-	if !errors.Is(err, errors.ErrUnsupported) || !strings.Contains(err.Error(), "mmq") || res.Decision.Kernel != tiling.KernelMMQ || res.Out != nil {
+	if !errors.Is(err, errors.ErrUnsupported) || !errors.Is(err, ggsim.ErrNotSimulated) || !strings.Contains(err.Error(), "mmq") || res.Decision.Kernel != tiling.KernelMMQ || res.Out != nil {
 		t.Errorf("9 columns: %v, decision %+v", err, res.Decision)
 	}
 	we := weights(t, quant.Q4_K, 256, 2, 4, r)

@@ -26,12 +26,12 @@ var (
 // NewSimulator returns the simulator in its fast mode.
 func NewSimulator() *Simulator { return &Simulator{} }
 
-// Name implements oracle.Impl: "ggsim" (fast mode) or "ggsim lane-by-lane".
+// Name implements oracle.Impl: "simulator" (fast mode) or "simulator lane-by-lane".
 func (s *Simulator) Name() string {
 	if s.LaneByLane {
-		return "ggsim lane-by-lane"
+		return "simulator lane-by-lane"
 	}
-	return "ggsim"
+	return "simulator"
 }
 
 func (s *Simulator) options() []Option {
