@@ -42,8 +42,6 @@ func bigHalf(x *big.Float) Half {
 	return sign | Half(b)
 }
 
-func bf(h Half) *big.Float { return bigref.Float(float64(h.ToFloat32())) }
-
 func isSpecial(h Half) bool { return h&0x7c00 == 0x7c00 }
 
 // refOp returns the expected result of op ('+', '-', '*', 'f' for fma) on halves: exact
