@@ -73,7 +73,12 @@ type kernel struct {
 }
 
 // simulated lists the kernels ggsim simulates: the one place where ggml's dispatch
-// decision meets a simulator. MMQ (sim/mmq) goes here when it exists.
+// decision meets a simulator. MMQ goes here when sim/mmq exists, as
+//
+//	tiling.KernelMMQ: {mulMat: mmqMulMat, mulMatID: mmqMulMatID},
+//
+// with two adapters like mmvqMulMat that call mmq.MulMat and mmq.MulMatID (and record
+// its trace in a field of Trace).
 var simulated = map[tiling.Kernel]kernel{
 	tiling.KernelMMVQ: {mulMat: mmvqMulMat, mulMatID: mmvqMulMatID},
 }

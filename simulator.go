@@ -7,6 +7,7 @@ import (
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
 	"github.com/ggsim/ggsim/sim/mmvq"
+	"github.com/ggsim/ggsim/tiling"
 )
 
 // Simulator is the front door as an oracle.Impl (and oracle.Localizer): the golden
@@ -57,6 +58,9 @@ func (s *Simulator) MulMatID(dev sim.Device, t quant.Type, as []byte, K, N, E in
 // lane wrote output index (dst[j*N+i]) and how its K range was split ("" where it cannot
 // say).
 func (s *Simulator) Locate(dev sim.Device, t quant.Type, K, N, M int, index int) string {
+	if tiling.MulMat(dev, t, int64(M)).Kernel != tiling.KernelMMVQ {
+		return ""
+	}
 	p, err := mmvq.MakePlan(&dev, t, K, M, false)
 	if err != nil || N <= 0 {
 		return ""
