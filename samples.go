@@ -1,6 +1,3 @@
-// Package ggsim is the root of the ggsim module: a bit-exact CPU simulator of ggml's
-// quantized CUDA matmul kernels (see README.md and the packages below it). The root
-// package only carries the golden samples that simrun verifies when it is given no file.
 package ggsim
 
 import (

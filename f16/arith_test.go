@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/ggsim/ggsim/internal/bigref"
 )
 
 // bigHalf rounds the exact value x to binary16 (round to nearest even, subnormals,
@@ -29,13 +31,7 @@ func bigHalf(x *big.Float) Half {
 	if q < -24 {
 		q = -24
 	}
-	y := new(big.Float).SetMantExp(ax, -q) // exact
-	n, _ := y.Int(nil)                     // truncated
-	frac := new(big.Float).SetPrec(y.Prec()+64).Sub(y, new(big.Float).SetInt(n))
-	switch c := frac.Cmp(big.NewFloat(0.5)); {
-	case c > 0, c == 0 && n.Bit(0) == 1:
-		n.Add(n, big.NewInt(1))
-	}
+	n := bigref.RoundInt(new(big.Float).SetMantExp(ax, -q), false) // exact scaling, then RNE
 	if !n.IsInt64() || n.Int64() > 2048 {
 		panic("bigHalf: n out of range")
 	}
@@ -46,29 +42,15 @@ func bigHalf(x *big.Float) Half {
 	return sign | Half(b)
 }
 
-const exactPrec = 512
-
-func bf(h Half) *big.Float { return new(big.Float).SetFloat64(float64(h.ToFloat32())) }
-
 func isSpecial(h Half) bool { return h&0x7c00 == 0x7c00 }
 
 // refOp returns the expected result of op ('+', '-', '*', 'f' for fma) on halves: exact
 // math/big arithmetic and bigHalf for finite operands; float64 arithmetic (exact for an
 // Inf or NaN result) when an operand is Inf or NaN, with every NaN canonical.
 func refOp(op byte, a, b, c Half) Half {
+	fa, fb, fc := float64(a.ToFloat32()), float64(b.ToFloat32()), float64(c.ToFloat32())
 	if isSpecial(a) || isSpecial(b) || (op == 'f' && isSpecial(c)) {
-		fa, fb, fc := float64(a.ToFloat32()), float64(b.ToFloat32()), float64(c.ToFloat32())
-		var r float64
-		switch op {
-		case '+':
-			r = fa + fb
-		case '-':
-			r = fa - fb
-		case '*':
-			r = fa * fb
-		case 'f':
-			r = float64(fa*fb) + fc
-		}
+		r := bigref.NonFinite(op, fa, fb, fc)
 		if math.IsNaN(r) {
 			return CanonicalNaN
 		}
@@ -78,19 +60,7 @@ func refOp(op byte, a, b, c Half) Half {
 		// an Inf operand always gives Inf or NaN; a NaN operand always gives NaN
 		panic("refOp: finite result with a special operand")
 	}
-	z := new(big.Float).SetPrec(exactPrec)
-	switch op {
-	case '+':
-		z.Add(bf(a), bf(b))
-	case '-':
-		z.Sub(bf(a), bf(b))
-	case '*':
-		z.Mul(bf(a), bf(b))
-	case 'f':
-		z.Mul(bf(a), bf(b))
-		z.Add(z, bf(c))
-	}
-	return bigHalf(z)
+	return bigHalf(bigref.Exact(op, fa, fb, fc))
 }
 
 func doOp(op byte, a, b, c Half) Half {

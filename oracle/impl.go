@@ -7,13 +7,16 @@ import (
 	"github.com/ggsim/ggsim/sim"
 )
 
-// ErrUnsupported is wrapped by every error that says an implementation does not model
-// a case (a kernel, type, op or device it does not simulate). The verifier reports such
-// a case as unsupported, which is a failure, never a pass.
-var ErrUnsupported = errors.New("unsupported")
+// ErrUnsupported is errors.ErrUnsupported: every error that says an implementation does
+// not model a case (a kernel, type, op or device it does not simulate) wraps it, whichever
+// package made it (quant.ErrUnsupported, sim.ErrUnsupported, the root package's
+// simulator, a GPU backend's refusal all match it). The verifier classifies with
+// errors.Is, never by the text, and reports such a case as UNSUPPORTED, which is a
+// failure, never a pass.
+var ErrUnsupported = errors.ErrUnsupported
 
-// Impl is an implementation of ggml's CUDA quantized matmuls under test: the simulator,
-// or a GPU backend. Shapes and layouts are ggml's (ne[0] contiguous):
+// Impl is an implementation of ggml's CUDA quantized matmuls under test: the simulator
+// (ggsim.Simulator in the root package), or a GPU backend (gpu/ggml). Shapes and layouts are ggml's (ne[0] contiguous):
 //
 //	MulMat:   a [K,N] of type t, b f32 [K,M]            → dst f32 [N,M]   (dst[j*N+i])
 //	MulMatID: as [K,N,E], b f32 [K,B1,T], ids i32 [U,T] → dst f32 [N,U,T] (dst[(t*U+u)*N+i])

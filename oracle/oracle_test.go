@@ -1,16 +1,12 @@
 package oracle
 
 import (
-	"bytes"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
 
-	"github.com/ggsim/ggsim"
-	"github.com/ggsim/ggsim/gguf/golden"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
 	"github.com/ggsim/ggsim/sim/mmvq"
@@ -159,157 +155,4 @@ func TestSimulatorWithinBound(t *testing.T) {
 			rt.Fatalf("a result scaled by 1.5 stays inside the bound")
 		}
 	})
-}
-
-var h200Meta = golden.Meta{
-	Producer:   "oracle test",
-	Device:     golden.Device{Name: "NVIDIA H200", CC: 900, SMCount: 132, Driver: "580.159.04"},
-	GGMLCommit: GGMLCommit,
-	GGMLBuild:  "test",
-}
-
-// synthetic builds a golden file with one mul_mat case of M columns whose expected
-// output is what the simulator computes, optionally altered by edit.
-func synthetic(t *testing.T, meta golden.Meta, typ quant.Type, M int, edit func([]float32)) *golden.File {
-	t.Helper()
-	r := rand.New(rand.NewPCG(3, 4))
-	const K, N = 512, 16
-	a := quantizeRows(t, typ, goldenLike(r, K*N, 0.05), K, N)
-	b := goldenLike(r, K*M, 1)
-	var dst []float32
-	if M <= 8 {
-		h200, _ := sim.Lookup("H200")
-		var err error
-		if dst, err = mmvq.MulMat(h200, typ, a, K, N, b, M); err != nil {
-			t.Fatal(err)
-		}
-	} else {
-		dst = make([]float32, N*M)
-	}
-	if edit != nil {
-		edit(dst)
-	}
-	w := golden.NewWriter(meta)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(w.AddTensor("a", typ, []int64{K, N}, a))
-	must(w.AddF32("b", []int64{K, int64(M)}, b))
-	must(w.AddF32("dst", []int64{N, int64(M)}, dst))
-	_, err := w.AddCase(golden.Case{Op: golden.OpMulMat, Src: []string{"a", "b"}, Dst: "dst"})
-	must(err)
-	var buf bytes.Buffer
-	_, err = w.WriteTo(&buf)
-	must(err)
-	f, err := golden.New(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "synthetic.gguf")
-	must(err)
-	return f
-}
-
-func verifyOne(t *testing.T, f *golden.File) CaseResult {
-	t.Helper()
-	res, err := VerifyFile(f, NewSimulator(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res) != 1 {
-		t.Fatalf("%d results, want 1", len(res))
-	}
-	return res[0]
-}
-
-func TestVerifyVerdicts(t *testing.T) {
-	if r := verifyOne(t, synthetic(t, h200Meta, quant.Q4_K, 3, nil)); !r.OK() || r.Status != StatusBitExact || r.FP64 == nil {
-		t.Errorf("simulator's own output: %s", r.Line())
-	}
-	r := verifyOne(t, synthetic(t, h200Meta, quant.Q4_K, 3, func(d []float32) {
-		d[21] = math.Float32frombits(math.Float32bits(d[21]) ^ 1)
-	}))
-	if r.OK() || r.Status != StatusMismatch || r.Bits.First != 21 || r.Bits.Differing != 1 ||
-		!strings.Contains(r.Detail, "row 5, column 1") || !strings.Contains(r.Detail, "block.x") {
-		t.Errorf("one flipped bit: %s", r.Line())
-	}
-	r = verifyOne(t, synthetic(t, h200Meta, quant.Q8_0, 2, func(d []float32) {
-		for i := range d {
-			d[i] *= 2
-		}
-	}))
-	if r.OK() || r.FP64 == nil || r.FP64.OK() {
-		t.Errorf("doubled output must be outside the fp64 bound: %s", r.Line())
-	}
-	other := h200Meta
-	other.GGMLCommit = "0123456789ab"
-	if r := verifyOne(t, synthetic(t, other, quant.Q4_K, 1, nil)); r.OK() || r.Status != StatusUnsupported {
-		t.Errorf("other ggml commit: %s", r.Line())
-	}
-	if r := verifyOne(t, synthetic(t, h200Meta, quant.Q4_K, 9, nil)); r.OK() || r.Status != StatusUnsupported || !strings.Contains(r.Detail, "mmq") {
-		t.Errorf("9 columns (MMQ): %s", r.Line())
-	}
-	unknownDev := h200Meta
-	unknownDev.Device.CC = 123
-	if r := verifyOne(t, synthetic(t, unknownDev, quant.Q4_K, 1, nil)); r.OK() || r.Status != StatusUnsupported {
-		t.Errorf("unknown device: %s", r.Line())
-	}
-}
-
-// TestEmbeddedSamples verifies the golden samples embedded in simrun (real H200 outputs:
-// the MMVQ, MoE and extra-type slices of the shared set and the files captured with
-// K = 8192 and for MoE): every case bit-exact and within its fp64 bound.
-func TestEmbeddedSamples(t *testing.T) {
-	names := ggsim.SampleFiles()
-	if len(names) != 6 {
-		t.Fatalf("embedded samples: %v", names)
-	}
-	total := 0
-	for _, n := range names {
-		data, err := ggsim.Samples.ReadFile(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := golden.New(bytes.NewReader(data), int64(len(data)), n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := VerifyFile(f, NewSimulator(), Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range res {
-			total++
-			if !res[i].OK() {
-				t.Errorf("%s", res[i].Line())
-			}
-		}
-	}
-	if total != 141 {
-		t.Errorf("%d sample cases, want 141", total)
-	}
-}
-
-// TestNotSimulatedSamples: the slices of MMQ and GLU cases (not simulated yet) must be
-// reported unsupported, never passed; their quantize case is bit-exact.
-func TestNotSimulatedSamples(t *testing.T) {
-	for _, p := range []string{"../testdata/golden/ggml-h200-dev-mmq.slice.gguf", "../testdata/golden/ggml-h200-dev-glu.slice.gguf"} {
-		f, err := golden.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := VerifyFile(f, NewSimulator(), Options{})
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range res {
-			want := StatusUnsupported
-			if res[i].Op == golden.OpQuantize {
-				want = StatusBitExact
-			}
-			if res[i].Status != want || (want == StatusUnsupported && res[i].OK()) {
-				t.Errorf("want %s: %s", want, res[i].Line())
-			}
-		}
-	}
 }

@@ -162,8 +162,11 @@ func commitMatches(c string) bool {
 	return strings.HasPrefix(c, GGMLCommit) || strings.HasPrefix(GGMLCommit, c)
 }
 
+// statusOf classifies an error with errors.Is, never by its text: UNSUPPORTED for
+// anything that wraps errors.ErrUnsupported (not modelled) or an op the schema does not
+// know, ERROR for everything else (bad files, bad data, failures).
 func statusOf(err error) Status {
-	if errors.Is(err, ErrUnsupported) || errors.Is(err, golden.ErrUnknownOp) {
+	if errors.Is(err, errors.ErrUnsupported) || errors.Is(err, golden.ErrUnknownOp) {
 		return StatusUnsupported
 	}
 	return StatusError
@@ -323,24 +326,34 @@ func idReference(t quant.Type, as []byte, s golden.Shape, b []float32, ids []int
 }
 
 // verifyQuantize checks a quantize case: ggsim's reference quantizer on each row of the
-// source must give the golden bytes exactly.
+// source must give the golden bytes exactly. A type without a reference quantizer in
+// ggsim is UNSUPPORTED; sizes that do not fit the case (a corrupt file) are an ERROR.
 func verifyQuantize(c *golden.Case, src, dst *golden.Tensor, r *CaseResult) {
+	fail := func(err error) { r.Status, r.Detail = statusOf(err), err.Error() }
 	x, err := src.F32()
 	if err != nil {
-		r.Status, r.Detail = StatusError, err.Error()
+		fail(err)
 		return
 	}
 	K, R := int(c.Shape.K), int(c.Shape.R)
 	rs, err := c.WeightType.RowSize(int64(K))
 	if err != nil {
-		r.Status, r.Detail = statusOf(fmt.Errorf("%w: %v", ErrUnsupported, err)), err.Error()
+		fail(fmt.Errorf("quantize case: %w", err))
+		return
+	}
+	if K <= 0 || R <= 0 || len(x) != K*R {
+		fail(fmt.Errorf("quantize case: source has %d values, the shape says %d rows of %d", len(x), R, K))
+		return
+	}
+	if len(dst.Data) != int(rs)*R {
+		fail(fmt.Errorf("quantize case: destination has %d bytes, %d rows of %d %v values need %d", len(dst.Data), R, K, c.WeightType, int(rs)*R))
 		return
 	}
 	r.Kernel = "ggml_quantize_chunk (CPU reference quantizer)"
 	got := make([]byte, int(rs)*R)
 	for row := 0; row < R; row++ {
 		if err := quant.QuantizeRowRef(c.WeightType, x[row*K:(row+1)*K], got[row*int(rs):(row+1)*int(rs)]); err != nil {
-			r.Status, r.Detail = StatusUnsupported, err.Error()
+			fail(err)
 			return
 		}
 	}

@@ -3,7 +3,14 @@ package quant
 import (
 	"fmt"
 	"sync"
+
+	"github.com/ggsim/ggsim/internal/errs"
 )
+
+// ErrUnsupported is wrapped by the errors that say ggsim does not model something for a
+// valid ggml type: no codec, no dequantizer or no reference quantizer. It matches
+// errors.ErrUnsupported. Invalid types and sizes are other errors (bad input).
+var ErrUnsupported = errs.Unsupported("quant: not modelled")
 
 // Codec holds the row functions of one block type. Each type's file registers its codec
 // in an init function; a nil function means ggml has none (or ggsim does not model it).
@@ -35,7 +42,8 @@ func register(t Type, c Codec) {
 	codecs[t] = c
 }
 
-// CodecOf returns the codec of t, or an error naming the type if ggsim has none.
+// CodecOf returns the codec of t, or an error naming the type if ggsim has none (wrapping
+// ErrUnsupported for a valid ggml type).
 func CodecOf(t Type) (Codec, error) {
 	codecMu.RLock()
 	c, ok := codecs[t]
@@ -44,20 +52,21 @@ func CodecOf(t Type) (Codec, error) {
 		if !t.Valid() {
 			return Codec{}, fmt.Errorf("quant: %v is not a ggml type", t)
 		}
-		return Codec{}, fmt.Errorf("quant: type %v is not supported by ggsim", t)
+		return Codec{}, fmt.Errorf("%w: type %v has no codec in ggsim", ErrUnsupported, t)
 	}
 	return c, nil
 }
 
 // DequantizeRow decodes n = len(dst) values of type t from src. It returns an error if the
-// type is unsupported or the lengths do not describe whole blocks exactly.
+// type is unsupported (wrapping ErrUnsupported) or the lengths do not describe whole
+// blocks exactly.
 func DequantizeRow(t Type, src []byte, dst []float32) error {
 	c, err := CodecOf(t)
 	if err != nil {
 		return err
 	}
 	if c.Dequantize == nil {
-		return fmt.Errorf("quant: ggsim cannot dequantize %v", t)
+		return fmt.Errorf("%w: ggsim cannot dequantize %v", ErrUnsupported, t)
 	}
 	rs, err := t.RowSize(int64(len(dst)))
 	if err != nil {
@@ -70,14 +79,16 @@ func DequantizeRow(t Type, src []byte, dst []float32) error {
 	return nil
 }
 
-// QuantizeRowRef encodes src with ggml's reference quantizer of t into dst.
+// QuantizeRowRef encodes src with ggml's reference quantizer of t into dst. It returns an
+// error wrapping ErrUnsupported if ggsim has no reference quantizer for t, and another
+// error if t is not a ggml type or the lengths do not describe whole blocks exactly.
 func QuantizeRowRef(t Type, src []float32, dst []byte) error {
 	c, err := CodecOf(t)
 	if err != nil {
 		return err
 	}
 	if c.QuantizeRef == nil {
-		return fmt.Errorf("quant: ggsim has no reference quantizer for %v", t)
+		return fmt.Errorf("%w: ggsim has no reference quantizer for %v", ErrUnsupported, t)
 	}
 	rs, err := t.RowSize(int64(len(src)))
 	if err != nil {

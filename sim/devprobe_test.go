@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ggsim/ggsim/f16"
+	"github.com/ggsim/ggsim/internal/bigref"
 )
 
 // TestDeviceProbeHalfOps compares the binary16 results written by
@@ -90,8 +91,7 @@ func TestDeviceProbeTiny(t *testing.T) {
 	for i := 0; i < n; i++ {
 		q := func(k int) uint32 { return binary.LittleEndian.Uint32(raw[16*i+4*k:]) }
 		a, b, c, got := math.Float32frombits(q(0)), math.Float32frombits(q(1)), math.Float32frombits(q(2)), q(3)
-		ex := new(big.Float).SetPrec(bigPrec).Mul(bf(refFTZ(a)), bf(refFTZ(b)))
-		ex.Add(ex, bf(refFTZ(c)))
+		ex := bigref.Exact('f', float64(refFTZ(a)), float64(refFTZ(b)), float64(refFTZ(c)))
 		abs := new(big.Float).Abs(ex)
 		neg := ex.Signbit()
 		r32 := round32(ex)

@@ -73,4 +73,10 @@
 //     conversion of out-of-range values.
 //   - Not measured: Neg of a NaN (assumed canonical like fabsf); other architectures
 //     (the catalog's non-Hopper devices use the same model: no table for their MUFU.RCP).
+//
+// # Errors
+//
+// A kernel of sim/... asked for what it does not model (an AMD device, a warp size other
+// than 32) returns an error wrapping ErrUnsupported, which matches errors.ErrUnsupported;
+// bad input (sizes that do not fit) is another error.
 package sim

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ggsim/ggsim/f16"
+	"github.com/ggsim/ggsim/internal/bigref"
 	"pgregory.net/rapid"
 )
 
@@ -15,9 +16,7 @@ var long = flag.Bool("long", false, "run long exhaustive sweeps")
 
 // ---- references -------------------------------------------------------------------
 
-const bigPrec = 1200 // exact for every sum, product or fma of float32 values
-
-func bf(x float32) *big.Float { return new(big.Float).SetFloat64(float64(x)) }
+func bf(x float32) *big.Float { return bigref.Float(float64(x)) }
 
 // round32 rounds an exact value to float32: to nearest even, gradual underflow, overflow
 // to ±Inf (math/big's Float32).
@@ -44,18 +43,7 @@ func finite(xs ...float32) bool {
 // NaN canonical. Non-finite operands go through float64 (exact for such results).
 func refOp32(op byte, a, b, c float32) float32 {
 	if !finite(a, b, c) {
-		fa, fb, fc := float64(a), float64(b), float64(c)
-		var r float64
-		switch op {
-		case '+':
-			r = fa + fb
-		case '-':
-			r = fa - fb
-		case '*':
-			r = fa * fb
-		case 'f':
-			r = float64(fa*fb) + fc
-		}
+		r := bigref.NonFinite(op, float64(a), float64(b), float64(c))
 		if r != r {
 			return canonNaN
 		}
@@ -64,19 +52,7 @@ func refOp32(op byte, a, b, c float32) float32 {
 		}
 		return float32(r)
 	}
-	z := new(big.Float).SetPrec(bigPrec)
-	switch op {
-	case '+':
-		z.Add(bf(a), bf(b))
-	case '-':
-		z.Sub(bf(a), bf(b))
-	case '*':
-		z.Mul(bf(a), bf(b))
-	case 'f':
-		z.Mul(bf(a), bf(b))
-		z.Add(z, bf(c))
-	}
-	return round32(z)
+	return round32(bigref.Exact(op, float64(a), float64(b), float64(c)))
 }
 
 // refFast is the fast-math version: operands flushed; the exact result rounded to a
@@ -88,18 +64,7 @@ func refFast(op byte, a, b, c float32) float32 {
 	if !finite(a, b, c) {
 		return refOp32(op, a, b, c)
 	}
-	z := new(big.Float).SetPrec(bigPrec)
-	switch op {
-	case '+':
-		z.Add(bf(a), bf(b))
-	case '-':
-		z.Sub(bf(a), bf(b))
-	case '*':
-		z.Mul(bf(a), bf(b))
-	case 'f':
-		z.Mul(bf(a), bf(b))
-		z.Add(z, bf(c))
-	}
+	z := bigref.Exact(op, float64(a), float64(b), float64(c))
 	r24 := new(big.Float).SetPrec(24).SetMode(big.ToNearestEven).Set(z) // unbounded exponent
 	if r24.Sign() != 0 && new(big.Float).Abs(r24).Cmp(big.NewFloat(0x1p-126)) < 0 {
 		if z.Signbit() {
@@ -442,12 +407,7 @@ func refRoundF(x float32) float32 {
 	if math.IsInf(float64(x), 0) {
 		return x
 	}
-	ax := new(big.Float).Abs(bf(x))
-	n, _ := ax.Int(nil)
-	frac := new(big.Float).SetPrec(200).Sub(ax, new(big.Float).SetInt(n))
-	if frac.Cmp(big.NewFloat(0.5)) >= 0 {
-		n.Add(n, big.NewInt(1))
-	}
+	n := bigref.RoundInt(new(big.Float).Abs(bf(x)), true)
 	v, _ := new(big.Float).SetInt(n).Float32()
 	if math.Signbit(float64(x)) {
 		v = float32(math.Copysign(float64(v), -1))

@@ -7,6 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ggsim/ggsim/gguf/golden"
+	"github.com/ggsim/ggsim/oracle"
+	"github.com/ggsim/ggsim/quant"
+	"github.com/ggsim/ggsim/sim"
 )
 
 func runCmd(t *testing.T, args ...string) (int, string, string) {
@@ -28,10 +33,10 @@ func TestVerifyEmbedded(t *testing.T) {
 	}
 }
 
-// MMQ and GLU cases are not simulated yet: verify must report them unsupported and fail.
+// GLU cases are not simulated yet: verify must report them unsupported and fail.
 func TestVerifyUnsupported(t *testing.T) {
-	code, out, _ := runCmd(t, "verify", "../../testdata/golden/ggml-h200-dev-mmq.slice.gguf", "../../testdata/golden/ggml-h200-dev-glu.slice.gguf")
-	if code != 1 || strings.Count(out, "UNSUPPORTED") != 3 || !strings.Contains(out, "verify: 1/4 cases bit-exact") {
+	code, out, _ := runCmd(t, "verify", "../../testdata/golden/ggml-h200-dev-glu.slice.gguf")
+	if code != 1 || strings.Count(out, "UNSUPPORTED") != 2 || !strings.Contains(out, "verify: 0/2 cases bit-exact") {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 	if strings.Contains(out, "MISMATCH") {
@@ -112,5 +117,38 @@ func TestCaptureArgs(t *testing.T) {
 	}
 	if code, _, errs = runCmd(t, "capture", "--ggml", "d", "--out", "x", "--types", "q4_K,nosuch"); code != 2 {
 		t.Errorf("bad --types: exit %d, %q", code, errs)
+	}
+}
+
+// A golden file of an AMD device (MI300X): ggml dispatches MMVQ, whose AMD arithmetic
+// ggsim does not model. verify must report the case UNSUPPORTED (not ERROR) and fail.
+func TestVerifyAMDDevice(t *testing.T) {
+	const K, N = 32, 2
+	w := golden.NewWriter(golden.Meta{
+		Producer:   "simrun test",
+		Device:     golden.Device{Name: "MI300X", CC: sim.CCCDNA3, SMCount: 304},
+		GGMLCommit: oracle.GGMLCommit,
+		GGMLBuild:  "test",
+	})
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(w.AddTensor("a", quant.Q4_0, []int64{K, N}, make([]byte, N*18)))
+	must(w.AddF32("b", []int64{K, 1}, make([]float32, K)))
+	must(w.AddF32("dst", []int64{N, 1}, make([]float32, N)))
+	_, err := w.AddCase(golden.Case{Op: golden.OpMulMat, Src: []string{"a", "b"}, Dst: "dst"})
+	must(err)
+	path := filepath.Join(t.TempDir(), "mi300x.gguf")
+	f, err := os.Create(path)
+	must(err)
+	_, err = w.WriteTo(f)
+	must(err)
+	must(f.Close())
+	code, out, _ := runCmd(t, "verify", path)
+	if code != 1 || !strings.Contains(out, "UNSUPPORTED") || strings.Contains(out, "ERROR") || !strings.Contains(out, "verify: 0/1 cases bit-exact") {
+		t.Errorf("exit %d:\n%s", code, out)
 	}
 }

@@ -62,7 +62,7 @@ func cmdVerify(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	impl := oracle.NewSimulator()
+	impl := ggsim.NewSimulator() // the front door, judged by the oracle
 	rep := verifyReport{OK: true}
 	for _, s := range srcs {
 		fr := fileReport{File: s.name}

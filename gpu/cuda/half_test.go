@@ -3,77 +3,10 @@ package cuda
 import (
 	"math"
 	"testing"
-
-	"github.com/x448/float16"
-	"pgregory.net/rapid"
 )
 
-func h2f(h uint16) float64 { return float64(float16.Frombits(h).Float32()) }
-
-// Products of two halves have at most 22 significant bits, so float32(a*b) is exact and
-// float16.Fromfloat32 (correctly rounded, checked exhaustively by x448) rounds it once:
-// an independent reference for halfMul over every finite and special operand.
-func TestHalfMulAgainstFloat32(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		a := rapid.Uint16().Draw(t, "a")
-		b := rapid.Uint16().Draw(t, "b")
-		want := float16.Fromfloat32(float32(h2f(a) * h2f(b))).Bits()
-		if got := halfMul(a, b); !sameHalf(got, want) {
-			t.Fatalf("halfMul(%#04x, %#04x) = %#04x, want %#04x", a, b, got, want)
-		}
-	})
-}
-
-// A sum of halves whose exponents differ by at most 13 fits in 24 bits: float32 is
-// exact there, and Fromfloat32 rounds once.
-func TestHalfAddAgainstFloat32(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		a := rapid.Uint16().Draw(t, "a")
-		ea := int(a>>10) & 0x1f
-		eb := rapid.IntRange(max(ea-13, 0), min(ea+13, 31)).Draw(t, "eb")
-		b := uint16(eb)<<10 | rapid.Uint16Range(0, 0x3ff).Draw(t, "mb") | rapid.Uint16Range(0, 1).Draw(t, "sb")<<15
-		want := float16.Fromfloat32(float32(h2f(a) + h2f(b))).Bits()
-		if got := halfAdd(a, b); !sameHalf(got, want) {
-			t.Fatalf("halfAdd(%#04x, %#04x) = %#04x, want %#04x", a, b, got, want)
-		}
-	})
-}
-
-// fma against float64 where float64 is exact: |a*b| and |c| within 2^29 of each other
-// (22 + 29 < 53 bits), and the rounding to half then happens once via a float32 that is
-// exact too when the sum has at most 24 significant bits; otherwise compare the value
-// of the result with the float64 sum within half an ulp, strictly below ties.
-func TestHalfFMAAgainstFloat64(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		a := rapid.Uint16().Draw(t, "a")
-		b := rapid.Uint16().Draw(t, "b")
-		c := rapid.Uint16().Draw(t, "c")
-		got := halfFMA(a, b, c)
-		x := float64(h2f(a)*h2f(b)) + h2f(c) // not always exact: checked by the bound below
-		if math.IsNaN(x) {
-			if !halfIsNaN(got) {
-				t.Fatalf("fma(%#04x,%#04x,%#04x) = %#04x, want NaN", a, b, c, got)
-			}
-			return
-		}
-		if math.IsInf(x, 0) || math.Abs(x) >= 65520 {
-			if !halfIsInf(got) || (got&0x8000 != 0) != (x < 0) {
-				t.Fatalf("fma(%#04x,%#04x,%#04x) = %#04x, want %v Inf", a, b, c, got, x)
-			}
-			return
-		}
-		g := h2f(got)
-		// ulp of the result's binade (2^-24 for subnormals).
-		e := math.Max(math.Floor(math.Log2(math.Abs(g))), -14)
-		if g == 0 {
-			e = -14
-		}
-		ulp := math.Ldexp(1, int(e)-10)
-		if d := math.Abs(g - x); d > ulp/2*(1+1e-9) {
-			t.Fatalf("fma(%#04x,%#04x,%#04x) = %#04x (%g), exact ~ %g: off by %g ulp", a, b, c, got, g, x, d/ulp)
-		}
-	})
-}
+// The arithmetic itself is package f16's, tested there against math/big on every pair of
+// halves; TestHalfEdgeCases checks that the probe's reference is wired to it.
 
 func TestHalfEdgeCases(t *testing.T) {
 	for _, c := range []struct {

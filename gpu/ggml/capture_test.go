@@ -304,6 +304,10 @@ func TestArgumentChecks(t *testing.T) {
 		if err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+		// Only what ggml cannot do is unsupported; bad arguments are not.
+		if unsup := name == "q8_1 quant"; errors.Is(err, errors.ErrUnsupported) != unsup || errors.Is(err, ErrUnsupportedOp) != unsup {
+			t.Errorf("%s: %v: unsupported = %v, want %v", name, err, !unsup, unsup)
+		}
 	}
 	if err := checkMulMatID(quant.Q4_K, make([]byte, 2*rs*4), 256, 2, 4, make([]float32, 256*2), 1, 2, []int32{0, 3, 1, 2}, 2); err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ggsim/ggsim"
 	"github.com/ggsim/ggsim/gguf/golden"
 	"github.com/ggsim/ggsim/oracle"
 	"github.com/ggsim/ggsim/oracle/oracletest"
@@ -39,7 +40,7 @@ func TestConformanceCUDA(t *testing.T) {
 	}
 	report(t, "CUDA backend %q on %s (cc %d, %d SMs, driver %s), ggml %s; simulated device %s",
 		info.Backend, info.Name, info.CC, info.SMCount, info.Driver, info.GGMLVersion, dev.Name)
-	rep := oracletest.Run(t, be.Impl(), dev, oracletest.Options{Reference: oracle.NewSimulator()})
+	rep := oracletest.Run(t, be.Impl(), dev, oracletest.Options{Reference: ggsim.NewSimulator()})
 	if rep == nil {
 		return
 	}
@@ -83,7 +84,7 @@ func TestConformanceCPU(t *testing.T) {
 }
 
 // TestImplDeviceCheck: a CUDA backend's Impl refuses a simulated device of another
-// compute capability with oracle.ErrUnsupported.
+// compute capability with ErrOtherDevice, which matches oracle.ErrUnsupported.
 func TestImplDeviceCheck(t *testing.T) {
 	be := cudaBackend(t)
 	info, err := be.Info()
@@ -98,7 +99,7 @@ func TestImplDeviceCheck(t *testing.T) {
 		}
 	}
 	_, err = be.Impl().MulMat(other, quant.Q4_0, make([]byte, 18), 32, 1, make([]float32, 32), 1)
-	if !errors.Is(err, oracle.ErrUnsupported) {
+	if !errors.Is(err, oracle.ErrUnsupported) || !errors.Is(err, ErrOtherDevice) {
 		t.Fatalf("MulMat for %s (cc %d) on a cc %d GPU: %v", other.Name, other.CC, info.CC, err)
 	}
 }

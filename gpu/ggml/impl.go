@@ -1,12 +1,9 @@
 package ggml
 
 import (
-	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
-	"github.com/ggsim/ggsim/gpu/internal/dl"
 	"github.com/ggsim/ggsim/oracle"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
@@ -17,11 +14,11 @@ import (
 //
 // For a CUDA backend the simulated device passed to MulMat and MulMatID must have the
 // compute capability of the backend's GPU (the driver's, read once); otherwise the call
-// returns an error wrapping oracle.ErrUnsupported, since the results would be another
+// returns an error wrapping ErrOtherDevice, since the results would be another
 // device's. A CPU backend ignores the device. An operation the backend refuses
-// (ggml_backend_supports_op is false), and every call in a build without the cuda tag,
-// return errors wrapping oracle.ErrUnsupported; invalid arguments and failures of ggml
-// return the backend's other errors.
+// (ErrUnsupportedOp) and every call in a build without the cuda tag (ErrNotBuilt) return
+// errors that match errors.ErrUnsupported (= oracle.ErrUnsupported) where they happen;
+// invalid arguments and failures of ggml return the backend's other errors.
 func (b *Backend) Impl() oracle.Impl { return &backendImpl{b: b} }
 
 type backendImpl struct {
@@ -39,8 +36,7 @@ func (x *backendImpl) MulMat(dev sim.Device, t quant.Type, a []byte, K, N int, b
 	if err := x.checkDevice(dev); err != nil {
 		return nil, err
 	}
-	out, err := x.b.MulMat(t, a, K, N, b, M)
-	return out, unsupported(err)
+	return x.b.MulMat(t, a, K, N, b, M)
 }
 
 // MulMatID implements oracle.Impl.
@@ -48,8 +44,7 @@ func (x *backendImpl) MulMatID(dev sim.Device, t quant.Type, as []byte, K, N, E 
 	if err := x.checkDevice(dev); err != nil {
 		return nil, err
 	}
-	out, err := x.b.MulMatID(t, as, K, N, E, b, B1, T, ids, U)
-	return out, unsupported(err)
+	return x.b.MulMatID(t, as, K, N, E, b, B1, T, ids, U)
 }
 
 // checkDevice returns an error unless the backend computes what dev asks: any device for
@@ -63,23 +58,8 @@ func (x *backendImpl) checkDevice(dev sim.Device) error {
 		return fmt.Errorf("ggml: %s: %w", x.Name(), x.infoErr)
 	}
 	if x.info.CC != dev.CC {
-		return fmt.Errorf("%w: ggml backend %s runs on %s (cc %d); asked for %s (cc %d)",
-			oracle.ErrUnsupported, x.b.Spec(), x.info.Name, x.info.CC, dev.Name, dev.CC)
+		return fmt.Errorf("ggml: %w: backend %s runs on %s (cc %d); asked for %s (cc %d)",
+			ErrOtherDevice, x.b.Spec(), x.info.Name, x.info.CC, dev.Name, dev.CC)
 	}
 	return nil
-}
-
-// unsupportedMsg is how Backend.compute says ggml_backend_supports_op refused the node.
-const unsupportedMsg = "does not support this operation"
-
-// unsupported wraps oracle.ErrUnsupported around err where the backend refused the
-// operation or the build has no backend.
-func unsupported(err error) error {
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, ErrNotBuilt) || errors.Is(err, dl.ErrNoCgo) || strings.Contains(err.Error(), unsupportedMsg) {
-		return fmt.Errorf("%w: %w", oracle.ErrUnsupported, err)
-	}
-	return err
 }

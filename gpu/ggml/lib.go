@@ -425,7 +425,7 @@ func (b *Backend) compute(op string, outLen int, build func(g *graphRun) (unsafe
 		return nil, fmt.Errorf("ggml: %s: building the node failed", op)
 	}
 	if !bool(C.g_supports_op(l.fn["ggml_backend_supports_op"], b.b, out)) {
-		return nil, fmt.Errorf("ggml: %s: backend %v does not support this operation", op, b.spec)
+		return nil, fmt.Errorf("ggml: %s: %w: ggml_backend_supports_op is false on backend %v", op, ErrUnsupportedOp, b.spec)
 	}
 	graph := C.g_new_graph(l.fn["ggml_new_graph"], g.ctx)
 	if graph == nil {

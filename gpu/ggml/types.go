@@ -4,11 +4,24 @@ import (
 	"fmt"
 
 	"github.com/ggsim/ggsim/gpu/internal/dl"
+	"github.com/ggsim/ggsim/internal/errs"
 	"github.com/ggsim/ggsim/quant"
 )
 
-// ErrNotBuilt is returned by Load in a build without the cuda tag.
+// ErrNotBuilt is returned by Load in a build without the cuda tag. It matches
+// errors.ErrUnsupported.
 var ErrNotBuilt = dl.ErrNotBuilt
+
+// ErrUnsupportedOp is wrapped by the error of an operation ggml refuses, made at the
+// point it refuses: ggml_backend_supports_op is false for the node, or
+// ggml_quantize_chunk cannot produce the type. It matches errors.ErrUnsupported, so the
+// verifier reports such a case UNSUPPORTED.
+var ErrUnsupportedOp = errs.Unsupported("not supported by ggml")
+
+// ErrOtherDevice is wrapped by the error of a call of Backend.Impl for a simulated device
+// other than the backend's GPU (its results would be another device's). It matches
+// errors.ErrUnsupported.
+var ErrOtherDevice = errs.Unsupported("the backend runs on another device")
 
 // BackendKind selects a ggml backend.
 type BackendKind int
@@ -73,7 +86,7 @@ func checkQuantize(t quant.Type, x []float32, rows, k int, imatrix []float32) (i
 		return 0, fmt.Errorf("ggml: quantize: %v is not a ggml type", t)
 	}
 	if !quantizable(t) {
-		return 0, fmt.Errorf("ggml: quantize: ggml_quantize_chunk cannot produce %v", t)
+		return 0, fmt.Errorf("ggml: quantize: %w: ggml_quantize_chunk cannot produce %v", ErrUnsupportedOp, t)
 	}
 	if rows <= 0 || k <= 0 {
 		return 0, fmt.Errorf("ggml: quantize %v: rows %d and row length %d must be positive", t, rows, k)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ggsim/ggsim"
 	"github.com/ggsim/ggsim/oracle"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
@@ -188,7 +189,7 @@ func runRecorded(t *testing.T, impl oracle.Impl, opt Options) (*recorder, *Repor
 
 // mutant is the simulator with a defect.
 type mutant struct {
-	*oracle.Simulator
+	*ggsim.Simulator
 	name  string
 	mm    func(out []float32, N, M int, calls int) // edits MulMat's output
 	id    func(out []float32, T int)
@@ -270,7 +271,7 @@ func TestSuiteCatchesDefects(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			c.impl.Simulator = oracle.NewSimulator()
+			c.impl.Simulator = ggsim.NewSimulator()
 			c.opt.Checks = 60
 			rec, _ := runRecorded(t, c.impl, c.opt)
 			if !rec.Failed() {
@@ -286,17 +287,17 @@ func TestSuiteCatchesDefects(t *testing.T) {
 // TestSuiteReference: with a reference, a one-ulp difference anywhere fails the run, and
 // an identical reference passes with every case bit-exact.
 func TestSuiteReference(t *testing.T) {
-	bad := &mutant{Simulator: oracle.NewSimulator(), name: "one ulp off in one call of seven",
+	bad := &mutant{Simulator: ggsim.NewSimulator(), name: "one ulp off in one call of seven",
 		mm: func(o []float32, _, _, n int) {
 			if n%7 == 3 {
 				o[len(o)/2] = flip(o[len(o)/2])
 			}
 		}}
-	rec, _ := runRecorded(t, oracle.NewSimulator(), Options{Checks: 60, Properties: Determinism, Reference: bad})
+	rec, _ := runRecorded(t, ggsim.NewSimulator(), Options{Checks: 60, Properties: Determinism, Reference: bad})
 	if !rec.Failed() || !strings.Contains(rec.output(), "differ from reference") {
 		t.Fatalf("a reference one ulp off passed or failed otherwise:\n%s", rec.output())
 	}
-	rec, rep := runRecorded(t, oracle.NewSimulator(), Options{Checks: 40, Reference: oracle.NewSimulator()})
+	rec, rep := runRecorded(t, ggsim.NewSimulator(), Options{Checks: 40, Reference: ggsim.NewSimulator()})
 	if rec.Failed() {
 		t.Fatalf("the simulator against itself failed:\n%s", rec.output())
 	}
@@ -307,7 +308,7 @@ func TestSuiteReference(t *testing.T) {
 }
 
 // unsupported is the simulator refusing one type.
-type unsupported struct{ *oracle.Simulator }
+type unsupported struct{ *ggsim.Simulator }
 
 func (u unsupported) MulMat(dev sim.Device, t quant.Type, a []byte, K, N int, b []float32, M int) ([]float32, error) {
 	if t == quant.Q4_0 {
@@ -324,7 +325,7 @@ func (u unsupported) MulMatID(dev sim.Device, t quant.Type, as []byte, K, N, E i
 }
 
 // panicky panics on one type.
-type panicky struct{ *oracle.Simulator }
+type panicky struct{ *ggsim.Simulator }
 
 func (p panicky) MulMat(dev sim.Device, t quant.Type, a []byte, K, N int, b []float32, M int) ([]float32, error) {
 	if t == quant.Q6_K {
@@ -336,7 +337,7 @@ func (p panicky) MulMat(dev sim.Device, t quant.Type, a []byte, K, N int, b []fl
 // TestSuiteUnsupportedAndPanics: an unsupported case fails the run unless
 // SkipUnsupported, and is then counted, not passed; a panic fails the run.
 func TestSuiteUnsupportedAndPanics(t *testing.T) {
-	u := unsupported{oracle.NewSimulator()}
+	u := unsupported{ggsim.NewSimulator()}
 	opt := Options{Checks: 40, Types: []quant.Type{quant.Q4_0, quant.Q8_0}, Properties: Determinism}
 	rec, _ := runRecorded(t, u, opt)
 	if !rec.Failed() || !strings.Contains(rec.output(), "unsupported") {
@@ -347,7 +348,7 @@ func TestSuiteUnsupportedAndPanics(t *testing.T) {
 	if rec.Failed() || rep.Unsupported == 0 || rep.ByType[quant.Q4_0] != 0 || rep.Cases+rep.Unsupported != 40 {
 		t.Fatalf("skipping unsupported cases: failed %v, report %s\n%s", rec.Failed(), rep, rec.output())
 	}
-	rec, _ = runRecorded(t, panicky{oracle.NewSimulator()}, Options{Checks: 40, Types: []quant.Type{quant.Q6_K}, Properties: Determinism})
+	rec, _ = runRecorded(t, panicky{ggsim.NewSimulator()}, Options{Checks: 40, Types: []quant.Type{quant.Q6_K}, Properties: Determinism})
 	if !rec.Failed() || !strings.Contains(rec.output(), "boom") {
 		t.Fatalf("a panic did not fail the run:\n%s", rec.output())
 	}
@@ -356,8 +357,8 @@ func TestSuiteUnsupportedAndPanics(t *testing.T) {
 // TestTraceReference runs the suite on the fast simulator against its lane-by-lane
 // trace mode on small shapes: the two must give the same bits on adversarial data too.
 func TestTraceReference(t *testing.T) {
-	trace := &oracle.Simulator{Opt: &mmvq.Options{Trace: true}}
-	rep := Run(t, oracle.NewSimulator(), h200(t), Options{Checks: 30, MaxK: 2048, Properties: Determinism | NonFiniteInputs, Reference: trace})
+	trace := &ggsim.Simulator{LaneByLane: true}
+	rep := Run(t, ggsim.NewSimulator(), h200(t), Options{Checks: 30, MaxK: 2048, Properties: Determinism | NonFiniteInputs, Reference: trace})
 	if rep.BitExact != 30 {
 		t.Fatalf("report: %s", rep)
 	}
@@ -373,7 +374,7 @@ func TestOptionsErrors(t *testing.T) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			run(rec, oracle.NewSimulator(), dev, opt)
+			run(rec, ggsim.NewSimulator(), dev, opt)
 		}()
 		<-done
 		if !rec.Failed() || !strings.Contains(rec.output(), "no MMVQ kernel") {

@@ -42,11 +42,15 @@
 // # Scope and assumptions
 //
 //   - Only NVIDIA arithmetic (32-lane warps, -use_fast_math FTZ, MUFU tables of sm_90) is
-//     modelled; tiling.MakeMMVQPlan also describes AMD launches, MulMat refuses them.
+//     modelled; tiling.MakeMMVQPlan also describes AMD launches, MulMat refuses them with an
+//     error wrapping sim.ErrUnsupported (errors.ErrUnsupported).
 //   - The vec_dot float sequences were read from sm_90 SASS; for other NVIDIA
 //     architectures they are an assumption (ptxas could contract differently).
-//   - Whether ggml dispatches MMVQ at all (tiling.MulMat, tiling.MulMatID) is a separate
-//     decision the caller makes; MulMat simulates MMVQ whenever it is asked to.
+//   - Calling this package directly does not check the dispatch: MulMat and MulMatID
+//     simulate MMVQ whenever they are asked to, also for a shape ggml would send to MMQ
+//     or cuBLAS on the device. Whether ggml dispatches MMVQ (tiling.MulMat,
+//     tiling.MulMatID) is checked by the front door, the root package ggsim (ggsim.MulMat,
+//     ggsim.MulMatID), which is what users and the verifier call.
 //   - Verified against the golden files of an H200 (ggml-h200-dev-mmvq.gguf: 104
 //     mul_mat cases of 13 types, batch 1..8; ggml-h200-dev-moe.gguf: the mul_mat_id
 //     cases with 1, 3 and 8 tokens): every output bit-exact.

@@ -101,9 +101,10 @@ func (e Event) String() string {
 // quantize_q8_1 of y (sim/q8), then mul_mat_vec_q with the launch tiling.MakeMMVQPlan gives. The
 // result has N*M values, dst[j*N+i] = row i · column j.
 //
-// Whether ggml would dispatch MMVQ for this shape is not checked (see tiling.MulMat).
-// It returns an error for a type without a kernel, inconsistent sizes, M outside 1..8,
-// or a device whose arithmetic is not modelled (see checkDevice).
+// Whether ggml would dispatch MMVQ for this shape is not checked (see tiling.MulMat; the
+// root package ggsim's MulMat checks it). It returns an error for a type without a
+// kernel, inconsistent sizes, M outside 1..8, or a device whose arithmetic is not
+// modelled (wrapping sim.ErrUnsupported; see checkDevice).
 func MulMat(dev sim.Device, t quant.Type, x []byte, K, N int, y []float32, M int) ([]float32, error) {
 	return MulMatOpts(dev, t, x, K, N, y, M, nil)
 }
@@ -244,16 +245,17 @@ func MulMatIDQ8(dev sim.Device, t quant.Type, as []byte, K, N, E int, yq []q8.Bl
 	return l.run(T*U*N, opt)
 }
 
-// checkDevice returns an error unless dev is an NVIDIA device with 32-lane warps: the
+// checkDevice returns an error wrapping sim.ErrUnsupported unless dev is an NVIDIA device
+// with 32-lane warps: the
 // float sequences of the vec_dots were read from NVIDIA SASS (FMA-SITES.md), and AMD
 // builds (64-lane warps on GCN/CDNA, HIP's own code generation) are not modelled.
 // tiling.MakeMMVQPlan still describes AMD launches.
 func checkDevice(dev *sim.Device) error {
 	if !sim.CCIsNVIDIA(dev.CC) {
-		return fmt.Errorf("mmvq: device %q (cc %#x): only NVIDIA arithmetic is modelled", dev.Name, dev.CC)
+		return fmt.Errorf("mmvq: %w: device %q (cc %#x): only NVIDIA arithmetic is modelled", sim.ErrUnsupported, dev.Name, dev.CC)
 	}
 	if dev.WarpSize != 32 {
-		return fmt.Errorf("mmvq: device %q has warp size %d, want 32", dev.Name, dev.WarpSize)
+		return fmt.Errorf("mmvq: %w: device %q has warp size %d; only 32-lane warps are modelled", sim.ErrUnsupported, dev.Name, dev.WarpSize)
 	}
 	return nil
 }

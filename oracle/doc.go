@@ -1,0 +1,38 @@
+// Package oracle is ggsim's judge: it says whether an implementation of ggml's CUDA
+// quantized matmuls computed what it must, and never computes a kernel's bits itself.
+//
+// It holds
+//
+//   - the fp64 reference (MulMatRef, with gonum): the exact product of the dequantized
+//     weights and the float32 activations, and per element the bound within which a
+//     correct kernel's float32 result must lie (the derivation is on MulMatRef);
+//   - the metrics (CompareBits, ULPDistance, ErrorsOf);
+//   - the two-part verdict on a case: bit-exact against the expected bits, and within the
+//     fp64 bound (CaseResult, Status);
+//   - the golden verifier (VerifyFile), which reads the cases of a golden file
+//     (gguf/golden) and runs each through an Impl;
+//   - with oracle/oracletest, the exported conformance suite every implementation runs.
+//
+// The implementations it judges are behind one interface, Impl: the simulator is
+// ggsim.Simulator in the root package (the front door, which decides the dispatch as
+// ggml does and runs the simulated kernel), the GPU backends are gpu/ggml's. The oracle
+// imports no implementation.
+//
+// # Verdicts
+//
+// A case is BIT-EXACT when every output's math.Float32bits equals the golden bits (the
+// bytes, for quantize cases) and, unless skipped, no output is outside its fp64 bound;
+// MISMATCH when some bits differ (the report names the first divergent element and,
+// where the Impl is a Localizer, where in the kernel it was computed); UNSUPPORTED when
+// the implementation or the verifier does not model the case, which is an error wrapping
+// errors.ErrUnsupported (ErrUnsupported is that error) and is a failure, never a pass;
+// ERROR for anything else (a corrupt file or case, inconsistent sizes, a failing
+// backend). The classification uses errors.Is, never the text of an error.
+//
+// # Limits
+//
+// The reference covers MUL_MAT and MUL_MAT_ID (per token and slot) of the quantized
+// types quant can dequantize; GLU cases are UNSUPPORTED (their epilogue needs MUFU.EX2,
+// not measured). A golden file of another ggml commit than GGMLCommit is UNSUPPORTED as
+// a whole.
+package oracle

@@ -1,0 +1,9 @@
+package oracle
+
+// Test helpers shared with the external test package (verify_test.go).
+var (
+	QuantizeRows = quantizeRows
+	GoldenLike   = goldenLike
+)
+
+type Fataler = fataler

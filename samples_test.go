@@ -1,0 +1,69 @@
+package ggsim_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/ggsim/ggsim"
+	"github.com/ggsim/ggsim/gguf/golden"
+	"github.com/ggsim/ggsim/oracle"
+)
+
+// TestEmbeddedSamples verifies the golden samples embedded in simrun (real H200 outputs:
+// the MMVQ, MoE and extra-type slices of the shared set and the files captured with
+// K = 8192 and for MoE): every case bit-exact and within its fp64 bound.
+func TestEmbeddedSamples(t *testing.T) {
+	names := ggsim.SampleFiles()
+	if len(names) != 6 {
+		t.Fatalf("embedded samples: %v", names)
+	}
+	total := 0
+	for _, n := range names {
+		data, err := ggsim.Samples.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := golden.New(bytes.NewReader(data), int64(len(data)), n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := oracle.VerifyFile(f, ggsim.NewSimulator(), oracle.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range res {
+			total++
+			if !res[i].OK() {
+				t.Errorf("%s", res[i].Line())
+			}
+		}
+	}
+	if total != 141 {
+		t.Errorf("%d sample cases, want 141", total)
+	}
+}
+
+// TestNotSimulatedSamples: the slices of MMQ and GLU cases (not simulated yet) must be
+// reported unsupported, never passed; their quantize case is bit-exact.
+func TestNotSimulatedSamples(t *testing.T) {
+	for _, p := range []string{"testdata/golden/ggml-h200-dev-glu.slice.gguf"} {
+		f, err := golden.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := oracle.VerifyFile(f, ggsim.NewSimulator(), oracle.Options{})
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range res {
+			want := oracle.StatusUnsupported
+			if res[i].Op == golden.OpQuantize {
+				want = oracle.StatusBitExact
+			}
+			if res[i].Status != want || (want == oracle.StatusUnsupported && res[i].OK()) {
+				t.Errorf("want %s: %s", want, res[i].Line())
+			}
+		}
+	}
+}
