@@ -95,9 +95,15 @@ type Range struct{ Start, Stop, Block int }
 // holds N rows of K values of t, b holds M columns of K float32; the result is [N, M]
 // (dst[j*N+i]).
 func MulMat(dev sim.Device, t quant.Type, a []byte, K, N int, b []float32, M int, p *Plan) ([]float32, error) {
-	kn, ok := kernels[t]
+	return mulMat(kernels, "MMQ", t, a, K, N, b, M, p)
+}
+
+// mulMat is MulMat with the kernels of table (path names it in errors): the stream-K
+// partition, tile loop and fixup are the same on every path.
+func mulMat(table map[quant.Type]*kernel, path string, t quant.Type, a []byte, K, N int, b []float32, M int, p *Plan) ([]float32, error) {
+	kn, ok := table[t]
 	if !ok {
-		return nil, fmt.Errorf("%w: no MMQ kernel for %v", ErrUnsupported, t)
+		return nil, fmt.Errorf("%w: no %s kernel for %v", ErrUnsupported, path, t)
 	}
 	qk := t.BlockSize()
 	if K <= 0 || N <= 0 || M <= 0 || K%qk != 0 {
