@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/ggsim/ggsim/f16"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
 	"github.com/ggsim/ggsim/sim/q8"
@@ -23,11 +24,12 @@ const iterK = 256
 // the load_tiles function of its type leaves it in shared memory: the int8 values in k
 // order and the scales the vec_dot reads. Which scale fields a type uses is its own.
 type xTile struct {
-	qs [iterK]int8
-	df [16]float32    // one float32 scale per 32 values (per 16 for the q8_0_16 types)
-	dm [8][2]float32  // q8_1 types: {d, m} per 32 values, from a half2
-	sc [16]int32      // Q6_K: the 16 int8 scales; Q2_K: its packed scales
-	mA [16][2]float32 // Q2_K: {d·sc, dmin·m} per 16 values
+	qs  [iterK]int8
+	df  [16]float32    // one float32 scale per 32 values (per 16 for the q8_0_16 types)
+	dm  [8][2]float32  // q8_1 types: {d, m} per 32 values, from a half2
+	sc  [16]int32      // Q6_K: the 16 int8 scales; Q2_K: its packed scales
+	mA  [16][2]float32 // Q2_K: {d·sc, dmin·m} per 16 values
+	dmh [8]f16.Half2   // dp4a path: a half2 {d, m} as stored (Q4_1, Q5_1: per 32 values; Q4_K, Q5_K: [0] the block's dm)
 }
 
 // matrix is the weight tensor as the kernel reads it: rows of blocks, contiguous, with
