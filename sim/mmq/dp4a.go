@@ -167,3 +167,73 @@ func dp4aDotQ3_K(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) float32 {
 	}
 	return sum
 }
+
+// dp4aDotQ6_K is ggml_cuda_mmq_vec_dot_q6_K_q8_1_dp4a: per k01 step (64 values: the
+// 32-value blocks 2p, 2p+1 of the y block, 16-value sub-blocks 4p..4p+3)
+// vec_dot_q6_K_q8_1_impl_mmq computes, from sumf_d = 0,
+//
+//	sumf_d += d8[0] * (sc[4p]*C0 + sc[4p+1]*C1)    ->  sumf_d = fma(d8[0], float(...), sumf_d)
+//	sumf_d += d8[1] * (sc[4p+2]*C2 + sc[4p+3]*C3)  ->  sumf_d = fma(d8[1], float(...), sumf_d)
+//	sum += d6 * sumf_d                             ->  sum = fma(d6, sumf_d, sum)
+//
+// with the int8 scales x.sc, d6 = x_df (the block's d as float) and d8 = y.d4.
+func dp4aDotQ6_K(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) float32 {
+	for p := 0; p < 4; p++ {
+		var sd float32
+		for b := 2 * p; b < 2*p+2; b++ {
+			y, k := yHalf(y0, y1, b)
+			c0 := dotI8(x.qs[32*b:32*b+16], y.Qs[32*k:32*k+16])
+			c1 := dotI8(x.qs[32*b+16:32*b+32], y.Qs[32*k+16:32*k+32])
+			sd = sim.FMA(y.D4(k), sim.I2F(x.sc[2*b]*c0+x.sc[2*b+1]*c1), sd)
+		}
+		sum = sim.FMA(x.df[0], sd, sum)
+	}
+	return sum
+}
+
+// dp4aDotQ2_K is ggml_cuda_mmq_vec_dot_q2_K_q8_1_dp4a (D2S6 activations). Per y block
+// and half p of it (k01 = 16p: values 64p..64p+63, d8 = d2s6[p]), with ns8 = 2-p,
+// vec_dot_q2_K_q8_1_impl_mmq runs over its two 32-value parts q (i0 = 8q; 16-value
+// groups G, G+1 with {dm.x, dm.y} = x.mA, the half products d*sc, dmin*m), from
+// sumf = sumf_d8 = 0:
+//
+//	sumf_d8 += dm0.x*C0; sumf_d8 += dm1.x*C1   ->  fma(dm.x, float(C), sumf_d8) each
+//	q < ns8 (the sums are in d2s6[2+4p+2q], [3+4p+2q]):
+//	  sumf -= dm0.y*s0; sumf -= dm1.y*s1       ->  sumf = fma(-dm.y, s, sumf) each
+//	else (values 96..127: no stored sum; the kernel sums the q8 values with dp4a):
+//	  sumf_d8 -= dm0.y*S0; sumf_d8 -= dm1.y*S1 ->  sumf_d8 = fma(-dm.y, float(S), sumf_d8)
+//	r = sumf + d8*sumf_d8                      ->  r = fma(d8, sumf_d8, sumf)
+//	sum += r                                   ->  sum = sum + r
+func dp4aDotQ2_K(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) float32 {
+	for h, y := range [2]*q8.BlockMMQ{y0, y1} {
+		for p := 0; p < 2; p++ {
+			var sumf, sumfD8 float32
+			for q := 0; q < 2; q++ {
+				base := 64*p + 32*q // within the y block
+				g := 8*h + base/16  // 16-value group of the iteration
+				c0 := dotI8(x.qs[128*h+base:128*h+base+16], y.Qs[base:base+16])
+				c1 := dotI8(x.qs[128*h+base+16:128*h+base+32], y.Qs[base+16:base+32])
+				sumfD8 = sim.FMA(x.mA[g][0], sim.I2F(c0), sumfD8)
+				sumfD8 = sim.FMA(x.mA[g+1][0], sim.I2F(c1), sumfD8)
+				if q < 2-p {
+					s0, s1 := sim.H2F(y.D2S6(2+4*p+2*q)), sim.H2F(y.D2S6(3+4*p+2*q))
+					sumf = sim.FMA(-x.mA[g][1], s0, sumf)
+					sumf = sim.FMA(-x.mA[g+1][1], s1, sumf)
+				} else {
+					var m0, m1 int32
+					for _, v := range y.Qs[base : base+16] {
+						m0 += int32(v)
+					}
+					for _, v := range y.Qs[base+16 : base+32] {
+						m1 += int32(v)
+					}
+					sumfD8 = sim.FMA(-x.mA[g][1], sim.I2F(m0), sumfD8)
+					sumfD8 = sim.FMA(-x.mA[g+1][1], sim.I2F(m1), sumfD8)
+				}
+			}
+			r := sim.FMA(sim.H2F(y.D2S6(p)), sumfD8, sumf)
+			sum = sim.Add(sum, r)
+		}
+	}
+	return sum
+}

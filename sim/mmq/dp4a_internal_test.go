@@ -58,6 +58,12 @@ func setDS4(y *q8.BlockMMQ, k int, d, s float32) {
 	y.Meta[k] = uint32(h(d)) | uint32(h(s))<<16
 }
 
+// setHalf sets the half d2s6[k] of a D2S6 block.
+func setHalf(y *q8.BlockMMQ, k int, v f16.Half) {
+	sh := 16 * uint(k%2)
+	y.Meta[k/2] = y.Meta[k/2]&^(0xffff<<sh) | uint32(v)<<sh
+}
+
 func checkBits(t *testing.T, what string, got, want float32) {
 	t.Helper()
 	if math.Float32bits(got) != math.Float32bits(want) {
@@ -216,8 +222,10 @@ func tileValue(typ quant.Type, x *xTile, v int) float64 {
 		return (q - 8) * float64(x.df[b])
 	case quant.Q4_1, quant.Q5_1:
 		return q*float64(x.dmh[b].Lo.ToFloat32()) + float64(x.dmh[b].Hi.ToFloat32())
-	case quant.Q3_K:
+	case quant.Q3_K, quant.Q6_K:
 		return float64(x.df[0]) * float64(x.sc[v/16]) * q
+	case quant.Q2_K:
+		return float64(x.mA[v/16][0])*q - float64(x.mA[v/16][1])
 	case quant.Q4_K, quant.Q5_K:
 		d, dmin := float64(x.dmh[0].Lo.ToFloat32()), float64(x.dmh[0].Hi.ToFloat32())
 		return d*float64(x.sc[b])*q - dmin*float64(x.sc[8+b])
@@ -237,6 +245,10 @@ func TestDP4ALoadMatchesDequant(t *testing.T) {
 		mat := &matrix{data: a, bs: typ.TypeSize(), stride: K / typ.BlockSize()}
 		deq := make([]float32, K)
 		bpi := iterK / typ.BlockSize()
+		tol := 0x1p-22 // float32 roundings in a different order
+		if typ == quant.Q2_K {
+			tol = 0x1p-9 // the load's d*sc, dmin*m are rounded to half (__hmul2)
+		}
 		for i := 0; i < N; i++ {
 			if err := quant.DequantizeRow(typ, a[i*rs:(i+1)*rs], deq); err != nil {
 				t.Fatal(err)
@@ -251,11 +263,42 @@ func TestDP4ALoadMatchesDequant(t *testing.T) {
 				for v := 0; v < iterK; v++ {
 					k := kb0*typ.BlockSize() + v
 					got, want := tileValue(typ, &x, v), float64(deq[k])
-					if math.Abs(got-want) > 0x1p-22*amax {
+					if math.Abs(got-want) > tol*amax {
 						t.Fatalf("%v row %d value %d: tile gives %g, DequantizeRow %g", typ, i, k, got, want)
 					}
 				}
 			}
 		}
 	}
+}
+
+func TestDP4AHandQ2_K(t *testing.T) {
+	var x xTile
+	var y0, y1 q8.BlockMMQ
+	// Half 0, part p = 0: sumf_d8 = 1*16385, sumf = -(32752*1) from the stored sum
+	// d2s6[2]; r = fma(d8 = 2047/1024, 16385, -32752) = 2047/1024 (unfused: 2).
+	setDot(x.qs[0:16], y0.Qs[0:16], handC)
+	x.mA[0] = [2]float32{1, handAC}
+	setHalf(&y0, 0, h(handA))
+	setHalf(&y0, 2, h(1))
+	// Part p = 1, values 96..127 (no stored sum): the kernel sums the q8 values (5) and
+	// subtracts dmin*m (1) times that inside sumf_d8: r = fma(d8 = 1, -5, 0) = -5.
+	y0.Qs[96] = 5
+	x.mA[6] = [2]float32{0, 1}
+	setHalf(&y0, 1, h(1))
+	// The stored slots past d2s6[7] do not exist; a model reading them would see qs bytes.
+	checkBits(t, "dp4a q2_K", dp4aDotQ2_K(&x, &y0, &y1, 0), handA-5)
+}
+
+func TestDP4AHandQ6_K(t *testing.T) {
+	var x xTile
+	var y0, y1 q8.BlockMMQ
+	// Block 2 (p = 1, first of the pair): sumf_d = fma(d8, sc*C, 0) with d8 = 1+2^-10,
+	// sc*C = 1; then sum = fma(d6, sumf_d, sum): d6 = 1+2^-20 and sum = -(p*q rounded):
+	// fused, the product's rounding error 2^-30 survives.
+	x.qs[64], y0.Qs[64] = 1, 1
+	x.sc[4] = 1
+	setD4(&y0, 2, handP)
+	x.df[0] = handQ
+	checkBits(t, "dp4a q6_K", dp4aDotQ6_K(&x, &y0, &y1, -handPQ), handTiny)
 }

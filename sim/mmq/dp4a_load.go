@@ -26,6 +26,8 @@ func init() {
 	kernelsDP4A[quant.Q3_K] = &kernel{layout: q8.D4, load: loadQ3_KDP4A, dot: dp4aDotQ3_K}
 	kernelsDP4A[quant.Q4_K] = &kernel{layout: q8.DS4, load: loadQ4_KDP4A, dot: dp4aDotQ4_K}
 	kernelsDP4A[quant.Q5_K] = &kernel{layout: q8.DS4, load: loadQ5_KDP4A, dot: dp4aDotQ4_K}
+	kernelsDP4A[quant.Q6_K] = &kernel{layout: q8.D4, load: loadQ6_KDP4A, dot: dp4aDotQ6_K}
+	kernelsDP4A[quant.Q2_K] = &kernel{layout: q8.D2S6, load: loadQ2_KDP4A, dot: dp4aDotQ2_K}
 	kernelsDP4A[quant.IQ4_XS] = &kernel{layout: q8.D4, load: loadIQ4_XSDP4A, dot: dp4aDotQ8_0}
 	kernelsDP4A[quant.IQ4_NL] = &kernel{layout: q8.D4, load: loadIQ4_NLDP4A, dot: dp4aDotQ8_0}
 	kernelsDP4A[quant.MXFP4] = &kernel{layout: q8.D4, load: loadMXFP4DP4A, dot: dp4aDotQ8_0}
@@ -132,6 +134,35 @@ func loadQ5_KDP4A(m *matrix, i, kb0 int, x *xTile) {
 	}
 	d, dmin := blk.DM()
 	x.dmh[0] = f16.Half2{Lo: d, Hi: dmin}
+}
+
+// loadQ6_KDP4A: x_qs = __vsubss4(ql | qh << 4, 32) in value order, x_sc = the 16 int8
+// scales as stored, x_df[i] = d.
+func loadQ6_KDP4A(m *matrix, i, kb0 int, x *xTile) {
+	blk := quant.BlockQ6_K(m.block(i, kb0))
+	for v := 0; v < 256; v++ {
+		x.qs[v] = blk.Q(v)
+	}
+	for s := 0; s < 16; s++ {
+		x.sc[s] = int32(blk.Scale(s))
+	}
+	x.df[0] = sim.H2F(blk.D())
+}
+
+// loadQ2_KDP4A: x_qs = the 2-bit values (0..3) in value order, x_dm[s] per 16 values =
+// __hmul2(dm, make_half2(sc & 15, sc >> 4)) (FAST_FP16_AVAILABLE): {d*sc, dmin*m}
+// rounded to half, kept here as floats in x.mA.
+func loadQ2_KDP4A(m *matrix, i, kb0 int, x *xTile) {
+	blk := quant.BlockQ2_K(m.block(i, kb0))
+	for v := 0; v < 256; v++ {
+		x.qs[v] = int8(blk.Q(v))
+	}
+	d, dmin := blk.DM()
+	for s := 0; s < 16; s++ {
+		sc, mn := blk.ScaleMin(s)
+		p := f16.Mul2(f16.Half2{Lo: d, Hi: dmin}, f16.MakeHalf2(float32(sc), float32(mn)))
+		x.mA[s] = [2]float32{sim.H2F(p.Lo), sim.H2F(p.Hi)}
+	}
 }
 
 // loadIQ4_XSDP4A: x_qs = kvalues_iq4nl[code] (get_int_from_table_16) in value order,
