@@ -171,25 +171,54 @@ func TestDP4AMXFP4EqualsMMA(t *testing.T) {
 	}
 }
 
-// planFor is MakePlan for t: the partition depends on the block size only, so it asks
-// for a type of the MMA table with t's block size.
+// planFor is MakePlan for t: the partition depends on the block size only, so it is
+// MakePlan's for Q8_0 (32 values a block) with every range rescaled to t's blocks. The
+// ranges are whole iterations (256 values) of the same K positions for any block size
+// dividing 256 (kbc is floored to whole iterations, and floor(floor(n/g)/c) =
+// floor(n/(g*c))).
 func planFor(t *testing.T, dev sim.Device, typ quant.Type, K, N, M int) *Plan {
 	t.Helper()
-	for proxy := range kernels {
-		if proxy.BlockSize() == typ.BlockSize() {
-			p, err := MakePlan(dev, proxy, K, N, M)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return p
+	p, err := MakePlan(dev, quant.Q8_0, K, N, M)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qk := typ.BlockSize()
+	if iterK%qk != 0 || K%qk != 0 {
+		t.Fatalf("block size %d of %v does not divide %d", qk, typ, iterK)
+	}
+	p.BPN, p.BPI = K/qk, iterK/qk
+	for _, rs := range p.Tiles {
+		for r := range rs {
+			rs[r].Start = rs[r].Start * 32 / qk
+			rs[r].Stop = rs[r].Stop * 32 / qk
 		}
 	}
-	t.Fatalf("no MMA type with block size %d to plan %v", typ.BlockSize(), typ)
-	return nil
+	return p
+}
+
+// randomBlocks fills row with random blocks of typ whose scales are moderate (a binary16
+// in [2^-12, 2^-5) or a UE4M3 of a similar size): for the types without a reference
+// quantizer in quant (the IQ2/IQ3/IQ1 types).
+func randomBlocks(r *rand.Rand, typ quant.Type, row []byte) {
+	for k := range row {
+		row[k] = byte(r.Uint32())
+	}
+	bs := typ.TypeSize()
+	for o := 0; o < len(row); o += bs {
+		if typ == quant.NVFP4 {
+			for s := 0; s < 4; s++ {
+				row[o+s] = byte(0x20 + r.IntN(0x20))
+			}
+			continue
+		}
+		h := uint16(3+r.IntN(8))<<10 | uint16(r.IntN(1024))
+		row[o], row[o+1] = byte(h), byte(h>>8)
+	}
 }
 
 // randomCase returns N rows of K weights of t quantized by ggml's reference quantizer
-// from Gaussian values (with a per-row scale) and M columns of Gaussian activations.
+// from Gaussian values (with a per-row scale; random blocks with moderate scales where
+// quant has no reference quantizer) and M columns of Gaussian activations.
 func randomCase(t *testing.T, typ quant.Type, K, N, M int, seed uint64) ([]byte, []float32) {
 	t.Helper()
 	r := rand.New(rand.NewPCG(seed, 0xd9a4))
@@ -201,8 +230,9 @@ func randomCase(t *testing.T, typ quant.Type, K, N, M int, seed uint64) ([]byte,
 		for k := range row {
 			row[k] = s * float32(r.NormFloat64())
 		}
-		if err := quant.QuantizeRowRef(typ, row, a[i*rs:(i+1)*rs]); err != nil {
-			t.Fatal(err)
+		dst := a[i*rs : (i+1)*rs]
+		if err := quant.QuantizeRowRef(typ, row, dst); err != nil {
+			randomBlocks(r, typ, dst)
 		}
 	}
 	b := make([]float32, K*M)
@@ -220,7 +250,9 @@ func tileValue(typ quant.Type, x *xTile, v int) float64 {
 	switch typ {
 	case quant.Q4_0:
 		return (q - 8) * float64(x.df[b])
-	case quant.Q4_1, quant.Q5_1:
+	case quant.IQ2_XS, quant.IQ2_S, quant.NVFP4:
+		return q * float64(x.df[v/16])
+	case quant.Q4_1, quant.Q5_1, quant.IQ1_S:
 		return q*float64(x.dmh[b].Lo.ToFloat32()) + float64(x.dmh[b].Hi.ToFloat32())
 	case quant.Q3_K, quant.Q6_K:
 		return float64(x.df[0]) * float64(x.sc[v/16]) * q
@@ -246,8 +278,8 @@ func TestDP4ALoadMatchesDequant(t *testing.T) {
 		deq := make([]float32, K)
 		bpi := iterK / typ.BlockSize()
 		tol := 0x1p-22 // float32 roundings in a different order
-		if typ == quant.Q2_K {
-			tol = 0x1p-9 // the load's d*sc, dmin*m are rounded to half (__hmul2)
+		if typ == quant.Q2_K || typ == quant.IQ1_S {
+			tol = 0x1p-9 // the load's scales are rounded to half (Q2_K: __hmul2, IQ1_S: make_half2)
 		}
 		for i := 0; i < N; i++ {
 			if err := quant.DequantizeRow(typ, a[i*rs:(i+1)*rs], deq); err != nil {

@@ -3,7 +3,6 @@ package mmq_test
 import (
 	"errors"
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/ggsim/ggsim/oracle"
@@ -11,44 +10,6 @@ import (
 	"github.com/ggsim/ggsim/sim"
 	"github.com/ggsim/ggsim/sim/mmq"
 )
-
-// testPlan is MakePlan for t through a type of the MMA table with the same block size
-// (the partition depends on the block size only).
-func testPlan(t *testing.T, dev sim.Device, typ quant.Type, K, N, M int) *mmq.Plan {
-	t.Helper()
-	for _, proxy := range []quant.Type{typ, quant.Q8_0, quant.Q4_K} {
-		if proxy.BlockSize() != typ.BlockSize() {
-			continue
-		}
-		if p, err := mmq.MakePlan(dev, proxy, K, N, M); err == nil {
-			return p
-		}
-	}
-	t.Fatalf("no plan for %v", typ)
-	return nil
-}
-
-func gaussCase(t *testing.T, typ quant.Type, K, N, M int, seed uint64) ([]byte, []float32) {
-	t.Helper()
-	r := rand.New(rand.NewPCG(seed, 0x51))
-	rs := K / typ.BlockSize() * typ.TypeSize()
-	a := make([]byte, N*rs)
-	row := make([]float32, K)
-	for i := 0; i < N; i++ {
-		s := float32(math.Exp2(float64(r.IntN(8) - 4)))
-		for k := range row {
-			row[k] = s * float32(r.NormFloat64())
-		}
-		if err := quant.QuantizeRowRef(typ, row, a[i*rs:(i+1)*rs]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	b := make([]float32, K*M)
-	for k := range b {
-		b[k] = float32(r.NormFloat64())
-	}
-	return a, b
-}
 
 // TestDP4AWithinFP64Bound: every dp4a kernel's result lies within the oracle's bound of
 // the fp64 product of the dequantized weights, on a shape with fallback rows (N = 130)
@@ -60,8 +21,8 @@ func TestDP4AWithinFP64Bound(t *testing.T) {
 	}
 	const K, N, M = 1024, 130, 37
 	for _, typ := range mmq.DP4ATypes() {
-		a, b := gaussCase(t, typ, K, N, M, uint64(typ)+11)
-		p := testPlan(t, dev, typ, K, N, M)
+		a, b := mmq.RandomCase(t, typ, K, N, M, uint64(typ)+11)
+		p := mmq.PlanFor(t, dev, typ, K, N, M)
 		got, err := mmq.MulMatDP4A(dev, typ, a, K, N, b, M, p)
 		if err != nil {
 			t.Fatalf("%v: %v", typ, err)
@@ -93,7 +54,7 @@ func TestDP4AVersusMMA(t *testing.T) {
 		if err != nil {
 			continue // not on the MMA path
 		}
-		a, b := gaussCase(t, typ, K, N, M, uint64(typ)+23)
+		a, b := mmq.RandomCase(t, typ, K, N, M, uint64(typ)+23)
 		d, err := mmq.MulMatDP4A(dev, typ, a, K, N, b, M, p)
 		if err != nil {
 			t.Fatal(err)
@@ -124,7 +85,7 @@ func TestDP4AVersusMMA(t *testing.T) {
 
 func TestDP4AUnsupported(t *testing.T) {
 	dev, _ := sim.Lookup("H200")
-	p := testPlan(t, dev, quant.Q8_0, 256, 1, 1)
+	p := mmq.PlanFor(t, dev, quant.Q8_0, 256, 1, 1)
 	_, err := mmq.MulMatDP4A(dev, quant.F16, make([]byte, 512), 256, 1, make([]float32, 256), 1, p)
 	if err == nil || !errors.Is(err, errors.ErrUnsupported) {
 		t.Fatalf("F16 on the dp4a path: err = %v, want one wrapping errors.ErrUnsupported", err)
