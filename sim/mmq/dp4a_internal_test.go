@@ -334,3 +334,19 @@ func TestDP4AHandQ6_K(t *testing.T) {
 	x.df[0] = handQ
 	checkBits(t, "dp4a q6_K", dp4aDotQ6_K(&x, &y0, &y1, -handPQ), handTiny)
 }
+
+func TestDP4AHandQ8_0_16(t *testing.T) {
+	var x xTile
+	var y0, y1 q8.BlockMMQ
+	// Block 3: C0 = -32752 with dA0 = 1, C1 = 16385 with dA1 = 2047/1024, dB = 1.
+	// dp4a: sumf = fma(1, -32752, 0); sumf = fma(a, 16385, sumf) = a; sum = fma(1, a, 0).
+	// The MMA order fma(C0, dA0, RN(C1*dA1)) gives 2.
+	xs, ys := x.qs[96:112], y0.Qs[96:112]
+	xs[0], ys[0], xs[1], ys[1] = -127, 127, -127, 127
+	xs[2], ys[2], xs[3], ys[3] = -3, 127, -1, 113
+	setDot(x.qs[112:128], y0.Qs[112:128], handC)
+	x.df[6], x.df[7] = 1, handA
+	setD4(&y0, 3, 1)
+	checkBits(t, "dp4a q8_0_16", dp4aDotQ8_0_16(&x, &y0, &y1, 0), handA)
+	checkBits(t, "mma q8_0_16", dotQ8_0_16Q8_1(&x, &y0, &y1, 0), 2)
+}
