@@ -350,3 +350,57 @@ func TestDP4AHandQ8_0_16(t *testing.T) {
 	checkBits(t, "dp4a q8_0_16", dp4aDotQ8_0_16(&x, &y0, &y1, 0), handA)
 	checkBits(t, "mma q8_0_16", dotQ8_0_16Q8_1(&x, &y0, &y1, 0), 2)
 }
+
+// TestDP4AVersusMMAOrders compares the dp4a kernels with MMA-path kernels assembled here
+// from the same tiles (the MMA loads of these types write the same values; their scale
+// arithmetic is redone below) and the MMA vec_dots of vecdot.go. ggml's two builds on
+// the H200 differ by about 1e-3 (relative to the largest output) for q5_1 and by about
+// 1e-7 for q3_K and iq4_xs; the models must show the same sizes.
+func TestDP4AVersusMMAOrders(t *testing.T) {
+	dev, _ := sim.Lookup("H200")
+	q5_1 := func(m *matrix, i, kb0 int, x *xTile) { // MMA: x_dm = bxi->dm, read as float2
+		loadQ5_1DP4A(m, i, kb0, x)
+		for b := range x.dmh {
+			x.dm[b] = [2]float32{sim.H2F(x.dmh[b].Lo), sim.H2F(x.dmh[b].Hi)}
+		}
+	}
+	q3_K := func(m *matrix, i, kb0 int, x *xTile) { // MMA: x_df[s] = d*sc8[s]
+		loadQ3_KDP4A(m, i, kb0, x)
+		d := x.df[0]
+		for s := 0; s < 16; s++ {
+			x.df[s] = sim.Mul(d, float32(x.sc[s]))
+		}
+	}
+	cases := []struct {
+		typ      quant.Type
+		mma      *kernel
+		min, max float64
+	}{
+		{quant.Q5_1, &kernel{layout: q8.DS4, load: q5_1, dot: dotQ8_1Q8_1}, 1e-5, 1e-2},
+		{quant.Q3_K, &kernel{layout: q8.D4, load: q3_K, dot: dotQ8_0_16Q8_1}, 1e-9, 1e-6},
+		{quant.IQ4_XS, &kernel{layout: q8.D4, load: loadIQ4_XSDP4A, dot: dotQ8_0Q8_1(false)}, 1e-9, 1e-6},
+	}
+	const K, N, M = 1024, 256, 40
+	for _, c := range cases {
+		a, b := randomCase(t, c.typ, K, N, M, uint64(c.typ)+5)
+		p := planFor(t, dev, c.typ, K, N, M)
+		d, err := MulMatDP4A(dev, c.typ, a, K, N, b, M, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := mulMat(map[quant.Type]*kernel{c.typ: c.mma}, "MMA model", c.typ, a, K, N, b, M, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var maxDiff, maxAbs float64
+		for i := range d {
+			maxDiff = math.Max(maxDiff, math.Abs(float64(d[i])-float64(m[i])))
+			maxAbs = math.Max(maxAbs, math.Abs(float64(m[i])))
+		}
+		rel := maxDiff / maxAbs
+		t.Logf("%v: max |dp4a-mma| / max |mma| = %.3g", c.typ, rel)
+		if rel < c.min || rel > c.max {
+			t.Errorf("%v: dp4a and MMA differ by %.3g, want within [%g, %g]", c.typ, rel, c.min, c.max)
+		}
+	}
+}
