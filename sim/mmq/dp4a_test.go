@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ggsim/ggsim/oracle"
+	"github.com/ggsim/ggsim/oracle/oracletest"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
 	"github.com/ggsim/ggsim/sim/mmq"
@@ -90,4 +91,46 @@ func TestDP4AUnsupported(t *testing.T) {
 	if err == nil || !errors.Is(err, errors.ErrUnsupported) {
 		t.Fatalf("F16 on the dp4a path: err = %v, want one wrapping errors.ErrUnsupported", err)
 	}
+}
+
+// TestDP4ASweep runs the first cases of the GPU sweep (oracletest.Sweep "mmq": every MMQ
+// type, shapes at tile, J and stream-K boundaries, K not a multiple of an iteration,
+// adversarial and non-finite data) through MulMatDP4A: each must run, and give the same
+// bits twice; on plain data every output must lie within the fp64 bound (adversarial
+// data can overflow float32 on the way, as on the GPU: oracletest's property (a)).
+func TestDP4ASweep(t *testing.T) {
+	dev, _ := sim.Lookup("H200")
+	n := 44 // two rounds of the 22 types
+	if testing.Short() {
+		n = 22
+	}
+	plain := 0
+	for i := 0; i < n; i++ {
+		c, err := oracletest.Sweep(oracletest.SweepMMQ, 1, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := mmq.PlanFor(t, dev, c.Type, c.K, c.N, c.M)
+		got, err := mmq.MulMatDP4A(dev, c.Type, c.A, c.K, c.N, c.B, c.M, p)
+		if err != nil {
+			t.Fatalf("case %d (%v %s): %v", i, c.Type, c.Shape(), err)
+		}
+		again, _ := mmq.MulMatDP4A(dev, c.Type, c.A, c.K, c.N, c.B, c.M, p)
+		if oracletest.Digest(got) != oracletest.Digest(again) {
+			t.Errorf("case %d (%v %s): two runs differ", i, c.Type, c.Shape())
+		}
+		if c.Profile != "plain" {
+			continue
+		}
+		plain++
+		ref, err := oracle.MulMatRef(c.Type, c.A, c.K, c.N, c.B, c.M)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out, first := ref.WithinBound(got); out > 0 {
+			t.Errorf("case %d (%v %s): %d of %d outside the bound; first dst[%d] = %g, fp64 %g ± %g",
+				i, c.Type, c.Shape(), out, len(got), first, got[first], ref.Value[first], ref.Bound[first])
+		}
+	}
+	t.Logf("%d sweep cases run, %d plain ones within the fp64 bound", n, plain)
 }
