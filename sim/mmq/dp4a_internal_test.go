@@ -404,3 +404,33 @@ func TestDP4AVersusMMAOrders(t *testing.T) {
 		}
 	}
 }
+
+// TestDP4ATileRowsNoEffect: without stream-K splits, the tile height (128 on the ampere
+// table, 64 on pascal's) and so which thread owns which row in write_back_dp4a, and the
+// fallback rows of a partial last tile, change no bit.
+func TestDP4ATileRowsNoEffect(t *testing.T) {
+	dev, _ := sim.Lookup("H200")
+	const K, N, M = 512, 200, 24
+	a, b := randomCase(t, quant.Q4_K, K, N, M, 3)
+	unsplit := func(I int) *Plan {
+		p := &Plan{I: I, J: 16, BPN: K / 256, BPI: 1}
+		p.NTX, p.NTY = (M+p.J-1)/p.J, (N+I-1)/I
+		for tile := 0; tile < p.NTX*p.NTY; tile++ {
+			p.Tiles = append(p.Tiles, []Range{{Start: 0, Stop: p.BPN, Block: tile}})
+		}
+		return p
+	}
+	r128, err := MulMatDP4A(dev, quant.Q4_K, a, K, N, b, M, unsplit(128))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r64, err := MulMatDP4A(dev, quant.Q4_K, a, K, N, b, M, unsplit(64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range r128 {
+		if math.Float32bits(r128[i]) != math.Float32bits(r64[i]) {
+			t.Fatalf("dst[%d]: I=128 gives %g, I=64 %g", i, r128[i], r64[i])
+		}
+	}
+}
