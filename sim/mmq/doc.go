@@ -2,4 +2,12 @@
 // quantized matrix by more than 8 float32 columns on NVIDIA GPUs with int8 MMA (Turing
 // and later), src/ggml-cuda/mmq.cuh, mmq-load-tiles.cuh and mmq-vec-dot.cuh at ggml
 // commit d99724f2b141.
+//
+// MulMatDP4A is the dp4a path of the same kernel (ggml_cuda_mmq_get_util_funcs' first
+// switch: the load_tiles `#else` branches, the *_dp4a vec_dots with the vec_dot_*_impl
+// functions of vecdotq.cuh, ggml_cuda_mmq_write_back_dp4a), which ggml runs where the
+// int8-MMA data layout is not used; it models the H200 build without
+// TURING_MMA_AVAILABLE (ampere config table, FAST_FP16_AVAILABLE). Its float orders
+// are predicted from the source by LLVM's contraction rule and not yet checked against
+// GPU output.
 package mmq

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/ggsim/ggsim/f16"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
 	"github.com/ggsim/ggsim/sim/q8"
@@ -23,11 +24,12 @@ const iterK = 256
 // the load_tiles function of its type leaves it in shared memory: the int8 values in k
 // order and the scales the vec_dot reads. Which scale fields a type uses is its own.
 type xTile struct {
-	qs [iterK]int8
-	df [16]float32    // one float32 scale per 32 values (per 16 for the q8_0_16 types)
-	dm [8][2]float32  // q8_1 types: {d, m} per 32 values, from a half2
-	sc [16]int32      // Q6_K: the 16 int8 scales; Q2_K: its packed scales
-	mA [16][2]float32 // Q2_K: {d·sc, dmin·m} per 16 values
+	qs  [iterK]int8
+	df  [16]float32    // one float32 scale per 32 values (per 16 for the q8_0_16 types)
+	dm  [8][2]float32  // q8_1 types: {d, m} per 32 values, from a half2
+	sc  [16]int32      // Q6_K: the 16 int8 scales; Q2_K: its packed scales
+	mA  [16][2]float32 // Q2_K: {d·sc, dmin·m} per 16 values
+	dmh [8]f16.Half2   // dp4a path: a half2 {d, m} as stored (Q4_1, Q5_1: per 32 values; Q4_K, Q5_K: [0] the block's dm)
 }
 
 // matrix is the weight tensor as the kernel reads it: rows of blocks, contiguous, with
@@ -60,11 +62,9 @@ type kernel struct {
 	dot func(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) float32
 }
 
-// kernels are the MMA-path kernels by type; kernelsDP4A those of the dp4a path.
-var (
-	kernels     = map[quant.Type]*kernel{}
-	kernelsDP4A = map[quant.Type]*kernel{}
-)
+// kernels are the MMA-path kernels by type (kernelsDP4A, in dp4a.go, those of the dp4a
+// path).
+var kernels = map[quant.Type]*kernel{}
 
 // dotI8 is the exact int32 dot product of n int8 pairs.
 func dotI8(a, b []int8) int32 {
@@ -80,9 +80,15 @@ func dotI8(a, b []int8) int32 {
 // holds N rows of K values of t, b holds M columns of K float32; the result is [N, M]
 // (dst[j*N+i]).
 func MulMat(dev sim.Device, t quant.Type, a []byte, K, N int, b []float32, M int, p *Plan) ([]float32, error) {
-	kn, ok := p.kernels()[t]
+	return mulMat(p.kernels(), p.path(), t, a, K, N, b, M, p)
+}
+
+// mulMat is MulMat with the kernels of table (path names it in errors): the stream-K
+// partition, tile loop and fixup are the same on every path.
+func mulMat(table map[quant.Type]*kernel, path string, t quant.Type, a []byte, K, N int, b []float32, M int, p *Plan) ([]float32, error) {
+	kn, ok := table[t]
 	if !ok {
-		return nil, fmt.Errorf("%w: no MMQ kernel for %v on the %s path", ErrUnsupported, t, p.path())
+		return nil, fmt.Errorf("%w: no MMQ kernel for %v on the %s path", ErrUnsupported, t, path)
 	}
 	qk := t.BlockSize()
 	if K <= 0 || N <= 0 || M <= 0 || K%qk != 0 {
