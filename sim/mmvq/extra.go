@@ -17,9 +17,9 @@ const (
 )
 
 func init() {
-	register(TypeKernel{Type: quant.NVFP4, QK: quant.QK_NVFP4, QI: quant.QI_NVFP4, VDR: vdrNVFP4, Dot: vecDotNVFP4})
-	register(TypeKernel{Type: quant.Q1_0, QK: quant.QK1_0, QI: quant.QI1_0, VDR: vdrQ1_0, Dot: vecDotQ1_0})
-	register(TypeKernel{Type: quant.Q2_0, QK: quant.QK2_0, QI: quant.QI2_0, VDR: vdrQ2_0, Dot: vecDotQ2_0})
+	register(newKernel(quant.NVFP4, vdrNVFP4, vecDotNVFP4))
+	register(newKernel(quant.Q1_0, vdrQ1_0, vecDotQ1_0))
+	register(newKernel(quant.Q2_0, vdrQ2_0, vecDotQ2_0))
 }
 
 // nvfp4Sumi returns the two integer dot products of vec_dot_nvfp4_q8_1 for thread iqs

@@ -13,8 +13,7 @@ import (
 // times the y sum. Float sequences from the SASS (FMA-SITES-IQ.md).
 
 const (
-	qiIQ1  = 8 // QI1_S = QI1_M = QK_K/(4*8)
-	vdrIQ1 = 1 // VDR_IQ1_S_Q8_1_MMVQ = VDR_IQ1_M_Q8_1_MMVQ
+	vdrIQ1 = 1 // VDR_IQ1_S_Q8_1_MMVQ = VDR_IQ1_M_Q8_1_MMVQ (QK and QI: package quant)
 
 	// iq1sDeltaStep is 2*IQ1S_DELTA/0x8000 = 2^-17 (the SASS immediate 0x37000000).
 	iq1sDeltaStep = float32(2 * 0.125 / 0x8000)
@@ -25,8 +24,8 @@ const (
 )
 
 func init() {
-	register(TypeKernel{Type: quant.IQ1_S, QK: qkIQ, QI: qiIQ1, VDR: vdrIQ1, Dot: vecDotIQ1S})
-	register(TypeKernel{Type: quant.IQ1_M, QK: qkIQ, QI: qiIQ1, VDR: vdrIQ1, Dot: vecDotIQ1M})
+	register(newKernel(quant.IQ1_S, vdrIQ1, vecDotIQ1S))
+	register(newKernel(quant.IQ1_M, vdrIQ1, vecDotIQ1M))
 }
 
 // iq1Grid returns the two int8x4 words of iq1s_grid_gpu[idx]: values 0..3 and 4..7 of

@@ -17,16 +17,14 @@ import (
 //
 //	tmp = FFMA(FMUL(h2f(x.d), h2f(y.ds.x)), I2F(sumi), tmp)
 
-const (
-	qkIQ  = 256 // QK_K
-	qiIQ2 = 16  // QI2_XXS = QI2_XS = QI2_S = QK_K/(4*4)
-	vdrIQ = 2   // VDR_IQ2_*_Q8_1_MMVQ, VDR_IQ3_*_Q8_1_MMVQ
-)
+// vdrIQ is VDR_IQ2_*_Q8_1_MMVQ and VDR_IQ3_*_Q8_1_MMVQ; QK and QI are the format's
+// (package quant).
+const vdrIQ = 2
 
 func init() {
-	register(TypeKernel{Type: quant.IQ2_XXS, QK: qkIQ, QI: qiIQ2, VDR: vdrIQ, Dot: vecDotIQ2XXS})
-	register(TypeKernel{Type: quant.IQ2_XS, QK: qkIQ, QI: qiIQ2, VDR: vdrIQ, Dot: vecDotIQ2XS})
-	register(TypeKernel{Type: quant.IQ2_S, QK: qkIQ, QI: qiIQ2, VDR: vdrIQ, Dot: vecDotIQ2S})
+	register(newKernel(quant.IQ2_XXS, vdrIQ, vecDotIQ2XXS))
+	register(newKernel(quant.IQ2_XS, vdrIQ, vecDotIQ2XS))
+	register(newKernel(quant.IQ2_S, vdrIQ, vecDotIQ2S))
 }
 
 // iq2xxsSumi is the integer part of vec_dot_iq2_xxs_q8_1: the 32 values of group

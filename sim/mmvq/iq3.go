@@ -13,11 +13,9 @@ import (
 //
 //	tmp = FFMA(FMUL(h2f(x.d), h2f(y.ds.x)), I2F(sumi), tmp)
 
-const qiIQ3 = 16 // QI3_XXS = QI3_S
-
 func init() {
-	register(TypeKernel{Type: quant.IQ3_XXS, QK: qkIQ, QI: qiIQ3, VDR: vdrIQ, Dot: vecDotIQ3XXS})
-	register(TypeKernel{Type: quant.IQ3_S, QK: qkIQ, QI: qiIQ3, VDR: vdrIQ, Dot: vecDotIQ3S})
+	register(newKernel(quant.IQ3_XXS, vdrIQ, vecDotIQ3XXS))
+	register(newKernel(quant.IQ3_S, vdrIQ, vecDotIQ3S))
 }
 
 // iq3xxsSumi is the integer part of vec_dot_iq3_xxs_q8_1: grid bytes qs[4iqs..4iqs+7]

@@ -328,13 +328,13 @@ func TestGoldenDiscriminates(t *testing.T) {
 	defer func() { kernels[quant.Q8_0] = orig }()
 	k := orig
 	k.Dot = func(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
-		b := xrow[kbx*34 : kbx*34+34]
+		b := quant.Q8_0Block(xrow, kbx)
 		yb := &y[0]
 		var sumi int32
-		for i := 0; i < 2; i++ {
-			sumi = sim.Dp4a(le32(b[2+4*(iqs+i):]), yb.Int(iqs+i), sumi)
+		for i := 0; i < vdrQ8_0; i++ {
+			sumi = sim.Dp4a(le32(b.Qs()[4*(iqs+i):]), yb.Int(iqs+i), sumi)
 		}
-		d := sim.Mul(h2f(b), sim.H2F(yb.D))
+		d := sim.Mul(sim.H2F(b.D()), sim.H2F(yb.D))
 		return sim.Add(tmp, sim.Mul(d, sim.I2F(sumi)))
 	}
 	kernels[quant.Q8_0] = k

@@ -50,6 +50,13 @@ func (tk *TypeKernel) dotFor(k Kernel, ncols int) VecDot {
 
 var kernels = map[quant.Type]TypeKernel{}
 
+// newKernel returns the kernel of type t with the format's QK and QI, which package quant
+// owns (Traits().BlockSize and Traits().QI), and the kernel's own vdr.
+func newKernel(t quant.Type, vdr int, dot VecDot) TypeKernel {
+	tr, _ := t.Traits()
+	return TypeKernel{Type: t, QK: tr.BlockSize, QI: tr.QI, VDR: vdr, Dot: dot}
+}
+
 // register installs a type's kernel; each type's file calls it from init. A duplicate,
 // a missing Dot, or constants that do not describe a whole number of threads per block
 // are programming errors and panic.
@@ -57,7 +64,8 @@ func register(k TypeKernel) {
 	if _, dup := kernels[k.Type]; dup {
 		panic("mmvq: kernel registered twice for " + k.Type.String())
 	}
-	if k.Dot == nil || k.QK <= 0 || k.QI <= 0 || k.VDR <= 0 || k.QI%k.VDR != 0 || k.QK%32 != 0 || k.QK != k.Type.BlockSize() {
+	tr, _ := k.Type.Traits()
+	if k.Dot == nil || k.QK <= 0 || k.QI <= 0 || k.VDR <= 0 || k.QI%k.VDR != 0 || k.QK%32 != 0 || k.QK != tr.BlockSize || k.QI != tr.QI {
 		panic("mmvq: bad kernel registration for " + k.Type.String())
 	}
 	kernels[k.Type] = k
