@@ -129,15 +129,15 @@ func TestCvttF32(t *testing.T) {
 
 func TestE8M0(t *testing.T) {
 	for e := 0; e < 256; e++ {
-		if got, want := E8M0ToFP32Half(uint8(e)), float32(math.Ldexp(1, e-128)); got != want {
-			t.Errorf("E8M0ToFP32Half(%d) = %g, want %g", e, got, want)
+		if got, want := e8m0ToFP32Half(uint8(e)), float32(math.Ldexp(1, e-128)); got != want {
+			t.Errorf("e8m0ToFP32Half(%d) = %g, want %g", e, got, want)
 		}
 		want := float32(math.Ldexp(1, e-127))
 		if e == 0 {
 			want = float32(math.Ldexp(1, -127))
 		}
-		if got := E8M0ToFP32(uint8(e)); got != want {
-			t.Errorf("E8M0ToFP32(%d) = %g, want %g", e, got, want)
+		if got := e8m0ToFP32(uint8(e)); got != want {
+			t.Errorf("e8m0ToFP32(%d) = %g, want %g", e, got, want)
 		}
 	}
 }

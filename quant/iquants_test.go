@@ -120,7 +120,7 @@ func ixModel(t Type, blk []byte, k int) float64 {
 		n8, g := k/8, k/32
 		qh := ixLE16(blk, 34+2*g)
 		idx := int(blk[2+n8]) | int(qh>>(3*(n8%4))&7)<<8
-		v := float64(int8(IQ1SGrid(idx) >> (8 * (k % 8))))
+		v := float64(int8(iq1sGridAt(idx) >> (8 * (k % 8))))
 		delta := 0.125
 		if qh&0x8000 != 0 {
 			delta = -0.125
@@ -130,7 +130,7 @@ func ixModel(t Type, blk []byte, k int) float64 {
 		n8, g := k/8, k/32
 		nib := blk[32+n8/2] >> (4 * (n8 % 2)) & 15
 		idx := int(blk[n8]) | int(nib&7)<<8
-		v := float64(int8(IQ1SGrid(idx) >> (8 * (k % 8))))
+		v := float64(int8(iq1sGridAt(idx) >> (8 * (k % 8))))
 		delta := 0.125
 		if nib&8 != 0 {
 			delta = -0.125
