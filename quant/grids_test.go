@@ -26,10 +26,11 @@ func ixTableBytes[T uint8 | uint32 | uint64](tab []T) []byte {
 }
 
 // TestGridTablesSHA256 checks each table against ggml's C table. The digests are the
-// sha256sum of the bytes that a C program (outside this repository) wrote with
+// sha256sum of the bytes that testdata/gen/gridtables.c writes with
 // fwrite(table, 1, sizeof table, f) after including ggml/src/ggml-common.h at d99724f2b141
 // with GGML_COMMON_DECL_C + GGML_COMMON_IMPL_C (gcc 12, x86-64), and, for iq1s_grid_gpu,
-// with GGML_COMMON_DECL_CPP + GGML_COMMON_IMPL_CPP (g++ 12).
+// with GGML_COMMON_DECL_CPP + GGML_COMMON_IMPL_CPP (g++ 12); testdata/gen/README.md has
+// the commands.
 func TestGridTablesSHA256(t *testing.T) {
 	cases := []struct {
 		name string
