@@ -149,7 +149,8 @@ func ixQuantPattern(t Type) []float32 {
 // TestQuantizeRefCSpot checks the bytes that the reference quantizers write for
 // ixQuantPattern against ggml's C: the digests are the sha256 of the row that
 // quantize_row_<type>_ref (ggml-quants.c at d99724f2b141, gcc 12 -O3 -std=gnu11, x86-64,
-// glibc lroundf) wrote for the same input, computed by a program outside this repository.
+// glibc lroundf) wrote for the same input, computed by testdata/gen/ggmlrows.c (mode
+// quantize) on the row TestWriteCInputs writes; testdata/gen/check.sh recomputes them.
 // The pattern includes NaN, ±Inf, subnormal and huge inputs.
 func TestQuantizeRefCSpot(t *testing.T) {
 	want := map[Type]string{

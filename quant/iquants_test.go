@@ -282,8 +282,9 @@ func ixPatternRow(t Type) []byte {
 // TestDequantizeCSpot checks the float32 bits, NaNs included, of the dequantized
 // ixPatternRow of each type against ggml's C. The digests are the sha256 of the
 // little-endian float32 output of ggml's dequantize_row_* (ggml-quants.c at d99724f2b141,
-// gcc 12 -O3 -std=gnu11, x86-64; the same with -O2) on the same bytes, computed by a
-// program outside this repository. They pin what ggml does with NaN scales: the C
+// gcc 12 -O3 -std=gnu11, x86-64; the same with -O2) on the same bytes, computed by
+// testdata/gen/ggmlrows.c (mode dequantize) on the blocks TestWriteCInputs writes;
+// testdata/gen/check.sh recomputes them. They pin what ggml does with NaN scales: the C
 // x * (neg ? -1.f : 1.f) flips a NaN's sign.
 func TestDequantizeCSpot(t *testing.T) {
 	want := map[Type]string{
