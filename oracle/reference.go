@@ -131,8 +131,7 @@ func MulMatRef(t quant.Type, a []byte, K, N int, b []float32, M int) (*Reference
 				if t == quant.Q4_1 || t == quant.Q5_1 {
 					// __hmul2(dm4, ds8): d4·d8 and m4·s8 rounded to binary16 (relative 2^-11
 					// or absolute 2^-25 once subnormal): error ≤ Σ|q4||q8|·err(d4d8) + err(m4s8).
-					bs := t.TypeSize()
-					d4 := math.Abs(float64(f16.Half(uint16(xrow[blk*bs]) | uint16(xrow[blk*bs+1])<<8).ToFloat32()))
+					d4 := math.Abs(float64(blockScale(t, xrow, blk).ToFloat32()))
 					d8 := eb[j*nb+blk] / 0.5 // ≥ d: a safe stand-in for the activation scale
 					var sq8 float64          // Σ|q4|·|q8| ≤ 31·Σ|q8| ≤ 31·32·127
 					for k := blk * 32; k < min(K, blk*32+32); k++ {
@@ -169,31 +168,44 @@ func (ref *Reference) WithinBound(got []float32) (outside, first int) {
 // block sum, for the bound of MulMatRef. mx is max |x| over the block's dequantized
 // values; types whose offset structure is not listed here (IQ1_S, IQ1_M) use it.
 func offsetMag(t quant.Type, row []byte, blk int, mx float64) float64 {
-	h := func(off int) float64 {
-		return math.Abs(float64(f16.Half(uint16(row[off]) | uint16(row[off+1])<<8).ToFloat32()))
-	}
+	abs := func(h f16.Half) float64 { return math.Abs(float64(h.ToFloat32())) }
 	switch t {
 	case quant.Q8_0, quant.Q6_K, quant.Q3_K, quant.IQ4_NL, quant.IQ4_XS, quant.MXFP4, quant.NVFP4,
 		quant.IQ2_XXS, quant.IQ2_XS, quant.IQ2_S, quant.IQ3_XXS, quant.IQ3_S:
 		return 0 // symmetric: signed quants, no block-sum term
 	case quant.Q4_0:
-		return 8 * h(blk*18)
+		return 8 * abs(quant.Q4_0Block(row, blk).D())
 	case quant.Q5_0:
-		return 16 * h(blk*22)
+		return 16 * abs(quant.Q5_0Block(row, blk).D())
 	case quant.Q4_1:
-		return h(blk*20 + 2)
+		return abs(quant.Q4_1Block(row, blk).M())
 	case quant.Q5_1:
-		return h(blk*24 + 2)
-	case quant.Q4_K, quant.Q5_K:
-		bs := t.TypeSize()
-		sb := row[(blk/8)*bs : (blk/8+1)*bs]
-		_, m := quant.BlockQ4_K(sb).ScaleMin(blk % 8)
-		return h((blk/8)*bs+2) * float64(m)
+		return abs(quant.Q5_1Block(row, blk).M())
+	case quant.Q4_K:
+		sb := quant.Q4_KBlock(row, blk/8)
+		_, dmin := sb.DM()
+		_, m := sb.ScaleMin(blk % 8)
+		return abs(dmin) * float64(m)
+	case quant.Q5_K:
+		sb := quant.Q5_KBlock(row, blk/8)
+		_, dmin := sb.DM()
+		_, m := sb.ScaleMin(blk % 8)
+		return abs(dmin) * float64(m)
 	case quant.Q2_K:
-		sb := quant.BlockQ2_K(row[(blk/8)*84 : (blk/8+1)*84])
+		sb := quant.Q2_KBlock(row, blk/8)
+		_, dmin := sb.DM()
 		_, m0 := sb.ScaleMin(2 * (blk % 8))
 		_, m1 := sb.ScaleMin(2*(blk%8) + 1)
-		return h((blk/8)*84+82) * float64(max(m0, m1))
+		return abs(dmin) * float64(max(m0, m1))
 	}
 	return mx
+}
+
+// blockScale returns d of 32-value block blk of a Q4_1 or Q5_1 row (the types whose
+// d·d8 product the kernels round to binary16).
+func blockScale(t quant.Type, row []byte, blk int) f16.Half {
+	if t == quant.Q5_1 {
+		return quant.Q5_1Block(row, blk).D()
+	}
+	return quant.Q4_1Block(row, blk).D()
 }

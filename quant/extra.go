@@ -18,10 +18,10 @@ import (
 
 // Kernel constants (ggml-common.h).
 const (
-	QK_NVFP4     = 64 // values per NVFP4 block
-	QK_NVFP4_SUB = 16 // values per NVFP4 sub-block (one UE4M3 scale each)
-	QR_NVFP4     = 2
-	QI_NVFP4     = QK_NVFP4 / (4 * QR_NVFP4)
+	QK_NVFP4   = 64 // values per NVFP4 block
+	QKNVFP4Sub = 16 // values per NVFP4 sub-block (one UE4M3 scale each)
+	QR_NVFP4   = 2
+	QI_NVFP4   = QK_NVFP4 / (4 * QR_NVFP4)
 
 	QK1_0 = 128
 	QR1_0 = 1
@@ -83,35 +83,35 @@ func (b BlockQ2_0) D() f16.Half { return f16.Half(le16(b[0:])) }
 // Qs returns qs[16].
 func (b BlockQ2_0) Qs() []byte { return b[2:18:18] }
 
-// BlockTQ1_0 is a view of a block_tq1_0 (54 bytes, 256 values): qs[48] (0), qh[4] (48),
+// blockTQ1_0 is a view of a block_tq1_0 (54 bytes, 256 values): qs[48] (0), qh[4] (48),
 // d half (52). Each byte packs 5 (qs) or 4 (qh) ternary digits in base 3, scaled so that
 // digit n is ((uint8(byte*3^n)) * 3) >> 8; value = (digit-1)*d.
-type BlockTQ1_0 []byte
+type blockTQ1_0 []byte
 
-// TQ1_0Block returns block i of a TQ1_0 row. It panics if the block is outside row.
-func TQ1_0Block(row []byte, i int) BlockTQ1_0 { return BlockTQ1_0(blockAt(TQ1_0, row, sizeTQ1_0, i)) }
+// tq1_0Block returns block i of a TQ1_0 row. It panics if the block is outside row.
+func tq1_0Block(row []byte, i int) blockTQ1_0 { return blockTQ1_0(blockAt(TQ1_0, row, sizeTQ1_0, i)) }
 
 // Qs returns qs[48].
-func (b BlockTQ1_0) Qs() []byte { return b[0:48:48] }
+func (b blockTQ1_0) Qs() []byte { return b[0:48:48] }
 
 // Qh returns qh[4].
-func (b BlockTQ1_0) Qh() []byte { return b[48:52:52] }
+func (b blockTQ1_0) Qh() []byte { return b[48:52:52] }
 
 // D returns the block scale.
-func (b BlockTQ1_0) D() f16.Half { return f16.Half(le16(b[52:])) }
+func (b blockTQ1_0) D() f16.Half { return f16.Half(le16(b[52:])) }
 
-// BlockTQ2_0 is a view of a block_tq2_0 (66 bytes, 256 values): qs[64] (0), d half (64).
+// blockTQ2_0 is a view of a block_tq2_0 (66 bytes, 256 values): qs[64] (0), d half (64).
 // Value 128c + 32l + m (c < 2, l < 4, m < 32) is ((qs[32c+m]>>2l)&3 - 1)*d.
-type BlockTQ2_0 []byte
+type blockTQ2_0 []byte
 
-// TQ2_0Block returns block i of a TQ2_0 row. It panics if the block is outside row.
-func TQ2_0Block(row []byte, i int) BlockTQ2_0 { return BlockTQ2_0(blockAt(TQ2_0, row, sizeTQ2_0, i)) }
+// tq2_0Block returns block i of a TQ2_0 row. It panics if the block is outside row.
+func tq2_0Block(row []byte, i int) blockTQ2_0 { return blockTQ2_0(blockAt(TQ2_0, row, sizeTQ2_0, i)) }
 
 // Qs returns qs[64].
-func (b BlockTQ2_0) Qs() []byte { return b[0:64:64] }
+func (b blockTQ2_0) Qs() []byte { return b[0:64:64] }
 
 // D returns the block scale.
-func (b BlockTQ2_0) D() f16.Half { return f16.Half(le16(b[64:])) }
+func (b blockTQ2_0) D() f16.Half { return f16.Half(le16(b[64:])) }
 
 // UE4M3ToFP32CUDA is ggml_cuda_ue4m3_to_fp32 as built for NVIDIA GPUs (FP8_AVAILABLE,
 // ggml-cuda/common.cuh): x is read as a signed __nv_fp8_e4m3 (bit 7 = sign, 4 exponent
@@ -144,13 +144,13 @@ func dequantizeNVFP4(src []byte, dst []float32) {
 	for i := 0; i < len(dst)/QK_NVFP4; i++ {
 		b := NVFP4Block(src, i)
 		qs := b.Qs()
-		for s := 0; s < QK_NVFP4/QK_NVFP4_SUB; s++ {
+		for s := 0; s < QK_NVFP4/QKNVFP4Sub; s++ {
 			d := UE4M3ToFP32(b.Scale(s))
-			y := dst[i*QK_NVFP4+s*QK_NVFP4_SUB : i*QK_NVFP4+(s+1)*QK_NVFP4_SUB]
-			for j := 0; j < QK_NVFP4_SUB/2; j++ {
-				q := qs[s*(QK_NVFP4_SUB/2)+j]
+			y := dst[i*QK_NVFP4+s*QKNVFP4Sub : i*QK_NVFP4+(s+1)*QKNVFP4Sub]
+			for j := 0; j < QKNVFP4Sub/2; j++ {
+				q := qs[s*(QKNVFP4Sub/2)+j]
 				y[j] = float32(KValuesMXFP4[q&0x0F]) * d
-				y[j+QK_NVFP4_SUB/2] = float32(KValuesMXFP4[q>>4]) * d
+				y[j+QKNVFP4Sub/2] = float32(KValuesMXFP4[q>>4]) * d
 			}
 		}
 	}
@@ -201,7 +201,7 @@ func tq1Digit(q uint8, n int) int { return int(uint16(q*pow3[n])*3) >> 8 }
 // qh[0:4] (digits 0..3).
 func dequantizeTQ1_0(src []byte, dst []float32) {
 	for i := 0; i < len(dst)/256; i++ {
-		b := TQ1_0Block(src, i)
+		b := tq1_0Block(src, i)
 		d := fp16ToFP32(b.D())
 		qs := b.Qs()
 		y := dst[i*256 : (i+1)*256]
@@ -227,7 +227,7 @@ func dequantizeTQ1_0(src []byte, dst []float32) {
 // dequantizeTQ2_0 is dequantize_row_tq2_0: y = float(((qs>>2l)&3) - 1) * d.
 func dequantizeTQ2_0(src []byte, dst []float32) {
 	for i := 0; i < len(dst)/256; i++ {
-		b := TQ2_0Block(src, i)
+		b := tq2_0Block(src, i)
 		d := fp16ToFP32(b.D())
 		qs := b.Qs()
 		y := dst[i*256 : (i+1)*256]
@@ -253,16 +253,16 @@ func dequantizeTQ2_0(src []byte, dst []float32) {
 func quantizeNVFP4Ref(src []float32, dst []byte) {
 	for i := 0; i < len(src)/QK_NVFP4; i++ {
 		b := NVFP4Block(dst, i)
-		for s := 0; s < QK_NVFP4/QK_NVFP4_SUB; s++ {
-			xb := src[i*QK_NVFP4+s*QK_NVFP4_SUB : i*QK_NVFP4+(s+1)*QK_NVFP4_SUB]
+		for s := 0; s < QK_NVFP4/QKNVFP4Sub; s++ {
+			xb := src[i*QK_NVFP4+s*QKNVFP4Sub : i*QK_NVFP4+(s+1)*QKNVFP4Sub]
 			amax, _ := absMaxSigned(xb)
 			ue := fp32ToUE4M3(amax / 6)
 			b[s] = ue
 			d := UE4M3ToFP32(ue)
-			for j := 0; j < QK_NVFP4_SUB/2; j++ {
+			for j := 0; j < QKNVFP4Sub/2; j++ {
 				x0 := bestIndexMXFP4(xb[j], d)
-				x1 := bestIndexMXFP4(xb[QK_NVFP4_SUB/2+j], d)
-				b[4+s*(QK_NVFP4_SUB/2)+j] = uint8(x0) | uint8(x1)<<4
+				x1 := bestIndexMXFP4(xb[QKNVFP4Sub/2+j], d)
+				b[4+s*(QKNVFP4Sub/2)+j] = uint8(x0) | uint8(x1)<<4
 			}
 		}
 	}
@@ -366,7 +366,7 @@ func quantizeTQ1_0Ref(src []float32, dst []byte) {
 	var xs [5]float32
 	for i := 0; i < len(src)/256; i++ {
 		x := src[i*256 : (i+1)*256]
-		b := TQ1_0Block(dst, i)
+		b := tq1_0Block(dst, i)
 		d := tqAbsMax(x)
 		id := tqInverse(d)
 		put16(b[52:], uint16(fp32ToFP16(d)))
@@ -396,7 +396,7 @@ func quantizeTQ1_0Ref(src []float32, dst []byte) {
 func quantizeTQ2_0Ref(src []float32, dst []byte) {
 	for i := 0; i < len(src)/256; i++ {
 		x := src[i*256 : (i+1)*256]
-		b := TQ2_0Block(dst, i)
+		b := tq2_0Block(dst, i)
 		d := tqAbsMax(x)
 		id := tqInverse(d)
 		put16(b[64:], uint16(fp32ToFP16(d)))

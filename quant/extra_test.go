@@ -109,11 +109,11 @@ func TestBlockViewsExtra(t *testing.T) {
 	q2 := BlockQ2_0(blk[:18])
 	eq("Q2_0.D", uint64(q2.D()), 0x0100)
 	field("Q2_0.Qs", q2.Qs(), 2, 16)
-	t1 := BlockTQ1_0(blk[:54])
+	t1 := blockTQ1_0(blk[:54])
 	field("TQ1_0.Qs", t1.Qs(), 0, 48)
 	field("TQ1_0.Qh", t1.Qh(), 48, 4)
 	eq("TQ1_0.D", uint64(t1.D()), 0x3534)
-	t2 := BlockTQ2_0(blk[:66])
+	t2 := blockTQ2_0(blk[:66])
 	field("TQ2_0.Qs", t2.Qs(), 0, 64)
 	eq("TQ2_0.D", uint64(t2.D()), 0x4140)
 }
@@ -149,7 +149,8 @@ func ixQuantPattern(t Type) []float32 {
 // TestQuantizeRefCSpot checks the bytes that the reference quantizers write for
 // ixQuantPattern against ggml's C: the digests are the sha256 of the row that
 // quantize_row_<type>_ref (ggml-quants.c at d99724f2b141, gcc 12 -O3 -std=gnu11, x86-64,
-// glibc lroundf) wrote for the same input, computed by a program outside this repository.
+// glibc lroundf) wrote for the same input, computed by testdata/gen/ggmlrows.c (mode
+// quantize) on the row TestWriteCInputs writes; testdata/gen/check.sh recomputes them.
 // The pattern includes NaN, ±Inf, subnormal and huge inputs.
 func TestQuantizeRefCSpot(t *testing.T) {
 	want := map[Type]string{

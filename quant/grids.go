@@ -14,10 +14,10 @@ import "math/bits"
 
 // Constants of the i-quant formats (ggml-common.h).
 const (
-	NGRID_IQ1S   = 2048           // entries of iq1s_grid and iq1s_grid_gpu
-	IQ3S_N_SCALE = 256 / 64       // scale bytes of a block_iq3_s (QK_K/64)
-	IQ1S_DELTA   = float32(0.125) // IQ1S_DELTA: the shift of the IQ1_S grid values
-	IQ1M_DELTA   = float32(0.125) // IQ1M_DELTA: the shift of the IQ1_M grid values
+	ngridIQ1S  = 2048           // entries of iq1s_grid and iq1s_grid_gpu
+	iq3sNScale = 256 / 64       // scale bytes of a block_iq3_s (QK_K/64)
+	iq1sDelta  = float32(0.125) // IQ1S_DELTA: the shift of the IQ1_S grid values
+	iq1mDelta  = float32(0.125) // IQ1M_DELTA: the shift of the IQ1_M grid values
 )
 
 // IQ2XXSGrid returns iq2xxs_grid[i]: 8 unsigned magnitudes, each 8, 25 or 43.
@@ -36,30 +36,30 @@ func IQ3XXSGrid(i uint8) uint32 { return iq3xxsGrid[i] }
 // IQ3SGrid returns iq3s_grid[i], i < 512: 4 unsigned odd magnitudes 1..15.
 func IQ3SGrid(i int) uint32 { return iq3sGrid[i] }
 
-// IQ1SGrid returns iq1s_grid[i], i < NGRID_IQ1S, the table the CPU dequantizers of IQ1_S
+// iq1sGridAt returns iq1s_grid[i], i < ngridIQ1S, the table the CPU dequantizers of IQ1_S
 // and IQ1_M read (GGML_COMMON_IMPL_C): 8 int8 values in {-1, 0, +1}, byte j = value j.
-func IQ1SGrid(i int) uint64 { return iq1sGrid[i] }
+func iq1sGridAt(i int) uint64 { return iq1sGrid[i] }
 
-// IQ1SGridGPU returns iq1s_grid_gpu[i], i < NGRID_IQ1S, the table the CUDA kernels of
-// IQ1_S and IQ1_M read: the same 8 values as IQ1SGrid(i), each plus 1 (so in {0, 1, 2}),
+// IQ1SGridGPU returns iq1s_grid_gpu[i], i < ngridIQ1S, the table the CUDA kernels of
+// IQ1_S and IQ1_M read: the same 8 values as iq1sGridAt(i), each plus 1 (so in {0, 1, 2}),
 // packed as nibbles: value j (0..3) in the low nibble of byte j, value j+4 in its high
 // nibble. A kernel takes (g>>0)&0x0F0F0F0F and (g>>4)&0x0F0F0F0F as two int8x4 words.
 func IQ1SGridGPU(i int) uint32 { return iq1sGridGPU[i] }
 
-// KsignsIQ2XS returns ksigns_iq2xs[i], i < 128: the 7 sign bits i plus an 8th bit that
+// ksignsIQ2XSAt returns ksigns_iq2xs[i], i < 128: the 7 sign bits i plus an 8th bit that
 // makes the number of set bits even (bit j set = value j negative).
-func KsignsIQ2XS(i int) uint8 { return ksignsIQ2XS[i] }
+func ksignsIQ2XSAt(i int) uint8 { return ksignsIQ2XS[i] }
 
-// KmaskIQ2XS returns kmask_iq2xs[j] = 1<<j, j < 8.
-func KmaskIQ2XS(j int) uint8 { return kmaskIQ2XS[j] }
+// kmaskIQ2XSAt returns kmask_iq2xs[j] = 1<<j, j < 8.
+func kmaskIQ2XSAt(j int) uint8 { return kmaskIQ2XS[j] }
 
-// Ksigns64 returns ksigns64[i], i < 128: KsignsIQ2XS(i) expanded to bytes, byte j = 0xff
+// ksigns64At returns ksigns64[i], i < 128: ksignsIQ2XSAt(i) expanded to bytes, byte j = 0xff
 // where bit j is set and 0 elsewhere (used by ggml's SYCL and CPU SIMD code).
-func Ksigns64(i int) uint64 { return ksigns64[i] }
+func ksigns64At(i int) uint64 { return ksigns64[i] }
 
 // UnpackKsigns is the CUDA kernels' unpack_ksigns (ggml-cuda/vecdotq.cuh): from v, whose
 // low 7 bits are a sign group (bit 7 may hold anything, e.g. the next group's first bit),
-// it returns KsignsIQ2XS(v&127) replicated into all four bytes:
+// it returns ksignsIQ2XSAt(v&127) replicated into all four bytes:
 // s = v ^ (popc(v)&1)<<7, s * 0x01010101.
 func UnpackKsigns(v uint8) uint32 {
 	p := uint32(bits.OnesCount8(v) & 1)

@@ -26,10 +26,11 @@ func ixTableBytes[T uint8 | uint32 | uint64](tab []T) []byte {
 }
 
 // TestGridTablesSHA256 checks each table against ggml's C table. The digests are the
-// sha256sum of the bytes that a C program (outside this repository) wrote with
+// sha256sum of the bytes that testdata/gen/gridtables.c writes with
 // fwrite(table, 1, sizeof table, f) after including ggml/src/ggml-common.h at d99724f2b141
 // with GGML_COMMON_DECL_C + GGML_COMMON_IMPL_C (gcc 12, x86-64), and, for iq1s_grid_gpu,
-// with GGML_COMMON_DECL_CPP + GGML_COMMON_IMPL_CPP (g++ 12).
+// with GGML_COMMON_DECL_CPP + GGML_COMMON_IMPL_CPP (g++ 12); testdata/gen/README.md has
+// the commands.
 func TestGridTablesSHA256(t *testing.T) {
 	cases := []struct {
 		name string
@@ -87,13 +88,13 @@ func TestGridSpotValues(t *testing.T) {
 	check("iq3xxs_grid[255]", uint64(IQ3XXSGrid(255)), 0x3e341c04)
 	check("iq3s_grid[0]", uint64(IQ3SGrid(0)), 0x01010101)
 	check("iq3s_grid[511]", uint64(IQ3SGrid(511)), 0x0f0f0101)
-	check("iq1s_grid[0]", IQ1SGrid(0), 0xffffffffffffffff)
-	check("iq1s_grid[2047]", IQ1SGrid(2047), 0x0101010101010101)
+	check("iq1s_grid[0]", iq1sGridAt(0), 0xffffffffffffffff)
+	check("iq1s_grid[2047]", iq1sGridAt(2047), 0x0101010101010101)
 	check("iq1s_grid_gpu[1]", uint64(IQ1SGridGPU(1)), 0x00000002)
 	check("iq1s_grid_gpu[2047]", uint64(IQ1SGridGPU(2047)), 0x22222222)
-	check("ksigns_iq2xs[1]", uint64(KsignsIQ2XS(1)), 129)
-	check("ksigns_iq2xs[127]", uint64(KsignsIQ2XS(127)), 255)
-	check("ksigns64[1]", Ksigns64(1), 0xff000000000000ff)
+	check("ksigns_iq2xs[1]", uint64(ksignsIQ2XSAt(1)), 129)
+	check("ksigns_iq2xs[127]", uint64(ksignsIQ2XSAt(127)), 255)
+	check("ksigns64[1]", ksigns64At(1), 0xff000000000000ff)
 }
 
 // TestGridMagnitudes checks that every grid value lies in the set the formats define:
@@ -142,14 +143,14 @@ func TestGridMagnitudes(t *testing.T) {
 // TestIQ1SGridGPUIsCPUGrid checks the relation documented on IQ1SGridGPU: every GPU entry
 // is the CPU entry plus 1, packed as nibbles (values 0..3 low, 4..7 high).
 func TestIQ1SGridGPUIsCPUGrid(t *testing.T) {
-	for i := 0; i < NGRID_IQ1S; i++ {
+	for i := 0; i < ngridIQ1S; i++ {
 		var want uint32
 		for j := 0; j < 8; j++ {
-			v := uint32(int8(IQ1SGrid(i)>>(8*j)) + 1)
+			v := uint32(int8(iq1sGridAt(i)>>(8*j)) + 1)
 			want |= v << (8*(j%4) + 4*(j/4))
 		}
 		if got := IQ1SGridGPU(i); got != want {
-			t.Fatalf("iq1s_grid_gpu[%d] = %#08x, want %#08x from iq1s_grid[%d] = %#016x", i, got, want, i, IQ1SGrid(i))
+			t.Fatalf("iq1s_grid_gpu[%d] = %#08x, want %#08x from iq1s_grid[%d] = %#016x", i, got, want, i, iq1sGridAt(i))
 		}
 	}
 }
@@ -162,7 +163,7 @@ func TestKsigns(t *testing.T) {
 		if bits.OnesCount8(uint8(i))%2 == 1 {
 			want |= 0x80
 		}
-		if got := KsignsIQ2XS(i); got != want {
+		if got := ksignsIQ2XSAt(i); got != want {
 			t.Errorf("ksigns_iq2xs[%d] = %d, want %d", i, got, want)
 		}
 		var w64 uint64
@@ -171,12 +172,12 @@ func TestKsigns(t *testing.T) {
 				w64 |= 0xff << (8 * j)
 			}
 		}
-		if got := Ksigns64(i); got != w64 {
+		if got := ksigns64At(i); got != w64 {
 			t.Errorf("ksigns64[%d] = %#x, want %#x", i, got, w64)
 		}
 	}
 	for j := 0; j < 8; j++ {
-		if got := KmaskIQ2XS(j); got != 1<<j {
+		if got := kmaskIQ2XSAt(j); got != 1<<j {
 			t.Errorf("kmask_iq2xs[%d] = %d", j, got)
 		}
 	}
@@ -186,7 +187,7 @@ func TestKsigns(t *testing.T) {
 // those whose bit 7 belongs to the next sign group.
 func TestUnpackKsigns(t *testing.T) {
 	for v := 0; v < 256; v++ {
-		want := uint32(KsignsIQ2XS(v&127)) * 0x01010101
+		want := uint32(ksignsIQ2XSAt(v&127)) * 0x01010101
 		if got := UnpackKsigns(uint8(v)); got != want {
 			t.Errorf("UnpackKsigns(%#02x) = %#08x, want %#08x", v, got, want)
 		}
@@ -196,12 +197,12 @@ func TestUnpackKsigns(t *testing.T) {
 // TestGridAccessorsPanicOutOfRange: an index past a table is a programming error.
 func TestGridAccessorsPanicOutOfRange(t *testing.T) {
 	for name, f := range map[string]func(){
-		"IQ2XSGrid":   func() { IQ2XSGrid(512) },
-		"IQ2SGrid":    func() { IQ2SGrid(1024) },
-		"IQ3SGrid":    func() { IQ3SGrid(512) },
-		"IQ1SGrid":    func() { IQ1SGrid(NGRID_IQ1S) },
-		"IQ1SGridGPU": func() { IQ1SGridGPU(-1) },
-		"KsignsIQ2XS": func() { KsignsIQ2XS(128) },
+		"IQ2XSGrid":     func() { IQ2XSGrid(512) },
+		"IQ2SGrid":      func() { IQ2SGrid(1024) },
+		"IQ3SGrid":      func() { IQ3SGrid(512) },
+		"iq1sGridAt":    func() { iq1sGridAt(ngridIQ1S) },
+		"IQ1SGridGPU":   func() { IQ1SGridGPU(-1) },
+		"ksignsIQ2XSAt": func() { ksignsIQ2XSAt(128) },
 	} {
 		func() {
 			defer func() {

@@ -123,10 +123,10 @@ func fp32ToFP16(f float32) f16.Half {
 // and is quieted, as ggml's bit-trick conversion gives on x86-64).
 func fp16ToFP32(h f16.Half) float32 { return h.ToFloat32() }
 
-// E8M0ToFP32Half is ggml_e8m0_to_fp32_half (ggml-impl.h): 2^(e-128), the E8M0 scale
+// e8m0ToFP32Half is ggml_e8m0_to_fp32_half (ggml-impl.h): 2^(e-128), the E8M0 scale
 // halved because the MXFP4 value table is doubled. e = 0 and 1 give the float32
 // subnormals 2^-128 and 2^-127; e = 255 gives 2^127 (ggml does not treat it as NaN).
-func E8M0ToFP32Half(e uint8) float32 {
+func e8m0ToFP32Half(e uint8) float32 {
 	var bits uint32
 	if e < 2 {
 		bits = 0x00200000 << e
@@ -136,9 +136,9 @@ func E8M0ToFP32Half(e uint8) float32 {
 	return math.Float32frombits(bits)
 }
 
-// E8M0ToFP32 is ggml_e8m0_to_fp32: 2^(e-127), with e = 0 giving 2^-127 and e = 255 giving
+// e8m0ToFP32 is ggml_e8m0_to_fp32: 2^(e-127), with e = 0 giving 2^-127 and e = 255 giving
 // +Inf (ggml's bit pattern 0xff<<23; it does not produce NaN).
-func E8M0ToFP32(e uint8) float32 {
+func e8m0ToFP32(e uint8) float32 {
 	if e == 0 {
 		return math.Float32frombits(0x00400000)
 	}

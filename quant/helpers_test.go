@@ -129,15 +129,15 @@ func TestCvttF32(t *testing.T) {
 
 func TestE8M0(t *testing.T) {
 	for e := 0; e < 256; e++ {
-		if got, want := E8M0ToFP32Half(uint8(e)), float32(math.Ldexp(1, e-128)); got != want {
-			t.Errorf("E8M0ToFP32Half(%d) = %g, want %g", e, got, want)
+		if got, want := e8m0ToFP32Half(uint8(e)), float32(math.Ldexp(1, e-128)); got != want {
+			t.Errorf("e8m0ToFP32Half(%d) = %g, want %g", e, got, want)
 		}
 		want := float32(math.Ldexp(1, e-127))
 		if e == 0 {
 			want = float32(math.Ldexp(1, -127))
 		}
-		if got := E8M0ToFP32(uint8(e)); got != want {
-			t.Errorf("E8M0ToFP32(%d) = %g, want %g", e, got, want)
+		if got := e8m0ToFP32(uint8(e)); got != want {
+			t.Errorf("e8m0ToFP32(%d) = %g, want %g", e, got, want)
 		}
 	}
 }
@@ -205,6 +205,42 @@ func TestFloorLog2f(t *testing.T) {
 	for _, c := range cases {
 		if got := floorLog2f(math.Float32frombits(c.bits)); got != c.want {
 			t.Errorf("floorLog2f(%#08x) = %g, want %g", c.bits, got, c.want)
+		}
+	}
+}
+
+// TestKernelConstantsInTraits checks that the block sizes of the type table agree with the
+// named QK constants and that QI = QK/(4*QR) (ggml-common.h), except Q1_0 and Q2_0 whose
+// QI ggml defines as QK/32; the MMVQ kernels take QK and QI from Traits.
+func TestKernelConstantsInTraits(t *testing.T) {
+	for _, c := range []struct {
+		typ Type
+		qk  int
+	}{
+		{Q4_0, QK4_0}, {Q4_1, QK4_1}, {Q5_0, QK5_0}, {Q5_1, QK5_1}, {Q8_0, QK8_0}, {Q8_1, QK8_1},
+		{IQ4_NL, QK4_NL}, {MXFP4, QK_MXFP4}, {NVFP4, QK_NVFP4}, {Q1_0, QK1_0}, {Q2_0, QK2_0},
+		{Q2_K, QK_K}, {Q3_K, QK_K}, {Q4_K, QK_K}, {Q5_K, QK_K}, {Q6_K, QK_K}, {IQ4_XS, QK_K},
+		{IQ2_XXS, QK_K}, {IQ2_XS, QK_K}, {IQ2_S, QK_K}, {IQ3_XXS, QK_K}, {IQ3_S, QK_K},
+		{IQ1_S, QK_K}, {IQ1_M, QK_K},
+	} {
+		tr, _ := c.typ.Traits()
+		if tr.BlockSize != c.qk {
+			t.Errorf("%v: BlockSize %d, QK constant %d", c.typ, tr.BlockSize, c.qk)
+		}
+		want := 0
+		if tr.QR > 0 {
+			want = tr.BlockSize / (4 * tr.QR)
+			if c.typ == Q1_0 || c.typ == Q2_0 {
+				want = tr.BlockSize / 32
+			}
+		}
+		if tr.QR <= 0 || tr.QI != want {
+			t.Errorf("%v: QR %d QI %d, want QR > 0 and QI %d", c.typ, tr.QR, tr.QI, want)
+		}
+	}
+	for typ := Type(0); typ < TypeCount; typ++ {
+		if tr, _ := typ.Traits(); (tr.QR == 0) != (tr.QI == 0) {
+			t.Errorf("%v: QR %d and QI %d: both or neither must be set", typ, tr.QR, tr.QI)
 		}
 	}
 }

@@ -357,9 +357,9 @@ func dequantizeIQ1S(src []byte, dst []float32) {
 		for ib := 0; ib < 8; ib++ {
 			qh := b.Qh(ib)
 			dl := d * float32(2*int((qh>>12)&7)+1)
-			delta := IQ1S_DELTA
+			delta := iq1sDelta
 			if qh&0x8000 != 0 {
-				delta = -IQ1S_DELTA
+				delta = -iq1sDelta
 			}
 			for l := 0; l < 4; l++ {
 				grid := iq1sGrid[int(qs[4*ib+l])|int((qh>>(3*l))&7)<<8]
@@ -400,9 +400,9 @@ func dequantizeIQ1M(src []byte, dst []float32) {
 				if l >= 2 {
 					dl = dl2
 				}
-				delta := IQ1S_DELTA
+				delta := iq1sDelta
 				if neg[l] {
-					delta = -IQ1S_DELTA
+					delta = -iq1sDelta
 				}
 				grid := iq1sGrid[idx[l]]
 				for j := 0; j < 8; j++ {

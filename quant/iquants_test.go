@@ -120,7 +120,7 @@ func ixModel(t Type, blk []byte, k int) float64 {
 		n8, g := k/8, k/32
 		qh := ixLE16(blk, 34+2*g)
 		idx := int(blk[2+n8]) | int(qh>>(3*(n8%4))&7)<<8
-		v := float64(int8(IQ1SGrid(idx) >> (8 * (k % 8))))
+		v := float64(int8(iq1sGridAt(idx) >> (8 * (k % 8))))
 		delta := 0.125
 		if qh&0x8000 != 0 {
 			delta = -0.125
@@ -130,7 +130,7 @@ func ixModel(t Type, blk []byte, k int) float64 {
 		n8, g := k/8, k/32
 		nib := blk[32+n8/2] >> (4 * (n8 % 2)) & 15
 		idx := int(blk[n8]) | int(nib&7)<<8
-		v := float64(int8(IQ1SGrid(idx) >> (8 * (k % 8))))
+		v := float64(int8(iq1sGridAt(idx) >> (8 * (k % 8))))
 		delta := 0.125
 		if nib&8 != 0 {
 			delta = -0.125
@@ -282,8 +282,9 @@ func ixPatternRow(t Type) []byte {
 // TestDequantizeCSpot checks the float32 bits, NaNs included, of the dequantized
 // ixPatternRow of each type against ggml's C. The digests are the sha256 of the
 // little-endian float32 output of ggml's dequantize_row_* (ggml-quants.c at d99724f2b141,
-// gcc 12 -O3 -std=gnu11, x86-64; the same with -O2) on the same bytes, computed by a
-// program outside this repository. They pin what ggml does with NaN scales: the C
+// gcc 12 -O3 -std=gnu11, x86-64; the same with -O2) on the same bytes, computed by
+// testdata/gen/ggmlrows.c (mode dequantize) on the blocks TestWriteCInputs writes;
+// testdata/gen/check.sh recomputes them. They pin what ggml does with NaN scales: the C
 // x * (neg ? -1.f : 1.f) flips a NaN's sign.
 func TestDequantizeCSpot(t *testing.T) {
 	want := map[Type]string{

@@ -17,8 +17,8 @@ import (
 
 // Super-block constants (ggml-common.h).
 const (
-	QK_K         = 256 // values per super-block
-	K_SCALE_SIZE = 12  // bytes of packed 6-bit scales and mins in Q4_K and Q5_K
+	QK_K       = 256 // values per super-block
+	kScaleSize = 12  // bytes of packed 6-bit scales and mins in Q4_K and Q5_K
 )
 
 // Kernel constants (ggml-common.h): QR is the number of values per byte-lane position,
@@ -41,13 +41,13 @@ const (
 
 // Block sizes in bytes (sizeof(block_*)).
 const (
-	BlockBytesQ2_K   = 84
-	BlockBytesQ3_K   = 110
-	BlockBytesQ4_K   = 144
-	BlockBytesQ5_K   = 176
-	BlockBytesQ6_K   = 210
-	BlockBytesQ8_K   = 292
-	BlockBytesIQ4_XS = 136
+	sizeQ2_K   = 84
+	sizeQ3_K   = 110
+	sizeQ4_K   = 144
+	sizeQ5_K   = 176
+	sizeQ6_K   = 210
+	sizeQ8_K   = 292
+	sizeIQ4_XS = 136
 )
 
 // blockView returns block i of row as a slice of exactly size bytes whose capacity ends
@@ -77,7 +77,7 @@ func blockView(row []byte, i, size int) []byte {
 type BlockQ2_K []byte
 
 // Q2_KBlock returns block i of a Q2_K row. It panics if the row has no block i.
-func Q2_KBlock(row []byte, i int) BlockQ2_K { return BlockQ2_K(blockView(row, i, BlockBytesQ2_K)) }
+func Q2_KBlock(row []byte, i int) BlockQ2_K { return BlockQ2_K(blockView(row, i, sizeQ2_K)) }
 
 // Scales returns the 16 packed scale/min bytes.
 func (b BlockQ2_K) Scales() []byte { return b[0:16:16] }
@@ -151,7 +151,7 @@ func dequantizeQ2_K(src []byte, dst []float32) {
 type BlockQ3_K []byte
 
 // Q3_KBlock returns block i of a Q3_K row. It panics if the row has no block i.
-func Q3_KBlock(row []byte, i int) BlockQ3_K { return BlockQ3_K(blockView(row, i, BlockBytesQ3_K)) }
+func Q3_KBlock(row []byte, i int) BlockQ3_K { return BlockQ3_K(blockView(row, i, sizeQ3_K)) }
 
 // HMask returns the 32 bytes of high bits.
 func (b BlockQ3_K) HMask() []byte { return b[0:32:32] }
@@ -276,7 +276,7 @@ func getScaleMinK4(j int, q []byte) (d, m uint8) {
 type BlockQ4_K []byte
 
 // Q4_KBlock returns block i of a Q4_K row. It panics if the row has no block i.
-func Q4_KBlock(row []byte, i int) BlockQ4_K { return BlockQ4_K(blockView(row, i, BlockBytesQ4_K)) }
+func Q4_KBlock(row []byte, i int) BlockQ4_K { return BlockQ4_K(blockView(row, i, sizeQ4_K)) }
 
 // DM returns the super-block scale d and min scale dmin.
 func (b BlockQ4_K) DM() (d, dmin f16.Half) { return f16.Half(le16(b[0:])), f16.Half(le16(b[2:])) }
@@ -339,7 +339,7 @@ func dequantizeQ4_K(src []byte, dst []float32) {
 type BlockQ5_K []byte
 
 // Q5_KBlock returns block i of a Q5_K row. It panics if the row has no block i.
-func Q5_KBlock(row []byte, i int) BlockQ5_K { return BlockQ5_K(blockView(row, i, BlockBytesQ5_K)) }
+func Q5_KBlock(row []byte, i int) BlockQ5_K { return BlockQ5_K(blockView(row, i, sizeQ5_K)) }
 
 // DM returns the super-block scale d and min scale dmin.
 func (b BlockQ5_K) DM() (d, dmin f16.Half) { return f16.Half(le16(b[0:])), f16.Half(le16(b[2:])) }
@@ -423,7 +423,7 @@ func dequantizeQ5_K(src []byte, dst []float32) {
 type BlockQ6_K []byte
 
 // Q6_KBlock returns block i of a Q6_K row. It panics if the row has no block i.
-func Q6_KBlock(row []byte, i int) BlockQ6_K { return BlockQ6_K(blockView(row, i, BlockBytesQ6_K)) }
+func Q6_KBlock(row []byte, i int) BlockQ6_K { return BlockQ6_K(blockView(row, i, sizeQ6_K)) }
 
 // Ql returns the 128 bytes of low 4 bits.
 func (b BlockQ6_K) Ql() []byte { return b[0:128:128] }
@@ -493,35 +493,35 @@ func dequantizeQ6_K(src []byte, dst []float32) {
 // ---------------------------------------------------------------------------------------
 // Q8_K
 
-// BlockQ8_K is a view of one block_q8_K (292 bytes), ggml's CPU-only intermediate format:
+// blockQ8_K is a view of one block_q8_K (292 bytes), ggml's CPU-only intermediate format:
 //
 //	d           float32
 //	qs[256]     int8 quants
 //	bsums[16]   int16 sum of each 16 quants
 //
 // x = d*q.
-type BlockQ8_K []byte
+type blockQ8_K []byte
 
-// Q8_KBlock returns block i of a Q8_K row. It panics if the row has no block i.
-func Q8_KBlock(row []byte, i int) BlockQ8_K { return BlockQ8_K(blockView(row, i, BlockBytesQ8_K)) }
+// q8KBlock returns block i of a Q8_K row. It panics if the row has no block i.
+func q8KBlock(row []byte, i int) blockQ8_K { return blockQ8_K(blockView(row, i, sizeQ8_K)) }
 
 // D returns the block scale (a float32, not a half).
-func (b BlockQ8_K) D() float32 { return math.Float32frombits(le32(b[0:])) }
+func (b blockQ8_K) D() float32 { return math.Float32frombits(le32(b[0:])) }
 
 // Qs returns the 256 quant bytes (each an int8; see Q).
-func (b BlockQ8_K) Qs() []byte { return b[4:260:260] }
+func (b blockQ8_K) Qs() []byte { return b[4:260:260] }
 
 // Q returns quant i (0..255).
-func (b BlockQ8_K) Q(i int) int8 { return int8(b[4+i]) }
+func (b blockQ8_K) Q(i int) int8 { return int8(b[4+i]) }
 
 // BSum returns the stored sum of quants 16g..16g+15 (g in 0..15).
-func (b BlockQ8_K) BSum(g int) int16 { return int16(le16(b[260+2*g:])) }
+func (b blockQ8_K) BSum(g int) int16 { return int16(le16(b[260+2*g:])) }
 
 // dequantizeQ8_K is dequantize_row_q8_K: y = d*q.
 func dequantizeQ8_K(src []byte, dst []float32) {
 	nb := len(dst) / QK_K
 	for i := 0; i < nb; i++ {
-		b := Q8_KBlock(src, i)
+		b := q8KBlock(src, i)
 		d := b.D()
 		qs := b.Qs()
 		y := dst[i*QK_K : (i+1)*QK_K]
@@ -546,7 +546,7 @@ type BlockIQ4_XS []byte
 
 // IQ4_XSBlock returns block i of an IQ4_XS row. It panics if the row has no block i.
 func IQ4_XSBlock(row []byte, i int) BlockIQ4_XS {
-	return BlockIQ4_XS(blockView(row, i, BlockBytesIQ4_XS))
+	return BlockIQ4_XS(blockView(row, i, sizeIQ4_XS))
 }
 
 // D returns the super-block scale.

@@ -621,7 +621,7 @@ func quantizeQ8_KRef(src []float32, dst []byte) {
 	nb := len(src) / QK_K
 	for i := 0; i < nb; i++ {
 		x := src[i*QK_K : (i+1)*QK_K]
-		y := Q8_KBlock(dst, i)
+		y := q8KBlock(dst, i)
 		amax, max := absMaxSigned(x[:QK_K])
 		if amax == 0 {
 			clear(y)

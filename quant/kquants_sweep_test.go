@@ -14,16 +14,18 @@ import (
 // (testdata/vectors) have 17 one-block rows per type, which is too few to catch a single
 // fused multiply-add in make_qkx2_quants under GOAMD64=v3; this sweep catches it.
 //
-// Provenance of the digests: a C program (not in the repository) implementing
-// kqSweepRow line for line (same splitmix64 stream and float32 operations; gcc -O2
-// -ffp-contract=off, x86-64) called, per row, ggml_quantize_chunk(type, x, q, 0, 1, 512,
+// Provenance of the digests: a C program implementing kqSweepRow line for line (same
+// splitmix64 stream and float32 operations; gcc -O2 -ffp-contract=off, x86-64) called, per
+// row, ggml_quantize_chunk(type, x, q, 0, 1, 512,
 // NULL) (quantize_row_q8_K_ref for Q8_K) into a zeroed buffer and the type's to_float
 // (dequantize_row_q8_K for Q8_K) from libggml-base.a built from ggml d99724f2b141 with
 // -O3 -DNDEBUG and no -march (so no FMA), and wrote a GGQV file (testdata/README.md
 // format) per type. The digest "inputs" is SHA-256 of the rows' float32 inputs only;
 // "file" is SHA-256 of the whole GGQV file: header, then per row the inputs, ggml's bytes
 // and ggml's float32 outputs. To localise a difference, regenerate those files and run
-// the vector test on them with GGSIM_KQ_VECTORS=dir.
+// the vector test on them with GGSIM_KQ_VECTORS=dir. The committed way to regenerate and
+// check them: TestWriteCInputs writes these rows, testdata/gen/ggmlrows.c (mode ggqv) runs
+// ggml on them, and testdata/gen/check.sh compares the digests (all equal on 2026-12-02).
 var kqSweepDigests = map[Type]struct{ inputs, file string }{
 	Q2_K:   {"57ebf609e206a12b8cec297c48e6855c7e5c57bfc7924ac034913d145fe64f67", "ed8fb0276d3ff68eca5c2f7ce20f7fc1b53bc9e18fe832c4cdc23902c670c1a1"},
 	Q3_K:   {"9740404f2ebf8dd105b26a10394e66f5416e4c6f449d2faa9219d4eb3d2187a7", "2e236a1f9cac1bbc9d7f5aacff7c74d985d73f93cef0219fa8bdd117019916a1"},

@@ -155,12 +155,12 @@ func kqMaskUnwritten(typ Type, got, ggml []byte) int {
 		return 0
 	}
 	n := 0
-	for b := 0; b+BlockBytesQ8_K <= len(ggml); b += BlockBytesQ8_K {
+	for b := 0; b+sizeQ8_K <= len(ggml); b += sizeQ8_K {
 		if !bytes.Equal(ggml[b:b+260], make([]byte, 260)) {
 			continue
 		}
-		if bytes.Equal(got[b:b+BlockBytesQ8_K], make([]byte, BlockBytesQ8_K)) {
-			copy(got[b+260:b+BlockBytesQ8_K], ggml[b+260:b+BlockBytesQ8_K])
+		if bytes.Equal(got[b:b+sizeQ8_K], make([]byte, sizeQ8_K)) {
+			copy(got[b+260:b+sizeQ8_K], ggml[b+260:b+sizeQ8_K])
 			n++
 		}
 	}
@@ -196,7 +196,7 @@ func kqValue(t Type, b []byte, i int) float32 {
 		blk := BlockQ6_K(b)
 		return float32(blk.D().ToFloat32()*float32(blk.Scale(i/16))) * float32(blk.Q(i))
 	case Q8_K:
-		blk := BlockQ8_K(b)
+		blk := blockQ8_K(b)
 		return blk.D() * float32(blk.Q(i))
 	case IQ4_XS:
 		blk := BlockIQ4_XS(b)
@@ -425,7 +425,7 @@ func TestKQuantSpecialRowsNoPanic(t *testing.T) {
 // TestKQuantAccessors checks the block views against hand-built blocks.
 func TestKQuantAccessors(t *testing.T) {
 	// Q4_K scales: sub-block j gets scale 10+j and min 40+j (6-bit values with high bits).
-	b := make(BlockQ4_K, BlockBytesQ4_K)
+	b := make(BlockQ4_K, sizeQ4_K)
 	sc := b.Scales()
 	for j := 0; j < 8; j++ {
 		ls, lm := uint8(10+j*7), uint8(40+j*3)
@@ -443,7 +443,7 @@ func TestKQuantAccessors(t *testing.T) {
 		}
 	}
 	// Q3_K: Scale agrees with the word-wise unpacking of dequantize_row_q3_K.
-	b3 := make(BlockQ3_K, BlockBytesQ3_K)
+	b3 := make(BlockQ3_K, sizeQ3_K)
 	for i := range b3.Scales() {
 		b3.Scales()[i] = uint8(37*i + 11)
 	}
@@ -454,7 +454,7 @@ func TestKQuantAccessors(t *testing.T) {
 		}
 	}
 	// IQ4_XS: Ls of each sub-block.
-	bx := make(BlockIQ4_XS, BlockBytesIQ4_XS)
+	bx := make(BlockIQ4_XS, sizeIQ4_XS)
 	var h uint16
 	for ib := 0; ib < 8; ib++ {
 		ls := (ib*9 + 5) & 63
@@ -468,10 +468,10 @@ func TestKQuantAccessors(t *testing.T) {
 		}
 	}
 	// Views alias the row and are capped at the block.
-	row := make([]byte, 2*BlockBytesQ6_K)
+	row := make([]byte, 2*sizeQ6_K)
 	v := Q6_KBlock(row, 1)
 	v.Scales()[3] = 0xfe
-	if row[BlockBytesQ6_K+192+3] != 0xfe || v.Scale(3) != -2 || cap(v) != BlockBytesQ6_K {
+	if row[sizeQ6_K+192+3] != 0xfe || v.Scale(3) != -2 || cap(v) != sizeQ6_K {
 		t.Errorf("Q6_KBlock does not alias the row or is not capped")
 	}
 	put16(v[208:], uint16(f16.FromFloat32(0.5)))
@@ -483,8 +483,8 @@ func TestKQuantAccessors(t *testing.T) {
 // TestKQuantCodecs checks the registered constants and the length errors of the row API.
 func TestKQuantCodecs(t *testing.T) {
 	want := map[Type][2]int{Q2_K: {4, 16}, Q3_K: {4, 16}, Q4_K: {2, 32}, Q5_K: {2, 32}, Q6_K: {2, 32}, Q8_K: {0, 0}, IQ4_XS: {2, 32}}
-	sizes := map[Type]int{Q2_K: BlockBytesQ2_K, Q3_K: BlockBytesQ3_K, Q4_K: BlockBytesQ4_K, Q5_K: BlockBytesQ5_K,
-		Q6_K: BlockBytesQ6_K, Q8_K: BlockBytesQ8_K, IQ4_XS: BlockBytesIQ4_XS}
+	sizes := map[Type]int{Q2_K: sizeQ2_K, Q3_K: sizeQ3_K, Q4_K: sizeQ4_K, Q5_K: sizeQ5_K,
+		Q6_K: sizeQ6_K, Q8_K: sizeQ8_K, IQ4_XS: sizeIQ4_XS}
 	for _, typ := range kqTypes {
 		c, err := CodecOf(typ)
 		if err != nil {

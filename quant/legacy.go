@@ -204,7 +204,7 @@ func (b BlockIQ4_NL) D() f16.Half { return f16.Half(le16(b[0:])) }
 func (b BlockIQ4_NL) Qs() []byte { return b[2:18:18] }
 
 // BlockMXFP4 is a view of a block_mxfp4 (17 bytes, 32 values): e E8M0 exponent (0),
-// qs[16] (1). Value j<16 = KValuesMXFP4[qs[j]&15]*E8M0ToFP32Half(e), value j+16 the same
+// qs[16] (1). Value j<16 = KValuesMXFP4[qs[j]&15]*e8m0ToFP32Half(e), value j+16 the same
 // with qs[j]>>4.
 type BlockMXFP4 []byte
 
@@ -339,7 +339,7 @@ func dequantizeIQ4_NL(src []byte, dst []float32) {
 func dequantizeMXFP4(src []byte, dst []float32) {
 	for i := 0; i < len(dst)/QK_MXFP4; i++ {
 		b := BlockMXFP4(src[i*sizeMXFP4 : (i+1)*sizeMXFP4])
-		d := E8M0ToFP32Half(b.E())
+		d := e8m0ToFP32Half(b.E())
 		y := dst[i*QK_MXFP4 : (i+1)*QK_MXFP4]
 		qs := b.Qs()
 		for j := 0; j < QK_MXFP4/2; j++ {
@@ -580,7 +580,7 @@ func quantizeMXFP4Ref(src []float32, dst []byte) {
 		if amax > 0 {
 			e = cToUint8(floorLog2f(amax) - 2 + 127)
 		}
-		d := E8M0ToFP32Half(e)
+		d := e8m0ToFP32Half(e)
 		b[0] = e
 		for j := 0; j < QK_MXFP4/2; j++ {
 			x0 := uint8(bestIndexMXFP4(x[j], d))

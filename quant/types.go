@@ -57,60 +57,68 @@ const (
 	TypeCount Type = 43
 )
 
-// Traits are ggml's type_traits for one type: name, values per block and bytes per block.
+// Traits are ggml's type_traits for one type: name, values per block and bytes per block,
+// and the format's CUDA kernel constants QR and QI.
 type Traits struct {
 	Name      string
 	BlockSize int  // values per block (ggml blck_size); 0 for a removed type
 	TypeSize  int  // bytes per block (ggml type_size); 0 for a removed type
 	Quantized bool // ggml is_quantized
 	Removed   bool // the id was removed from ggml: never valid in a tensor
+	// QR and QI are the CUDA kernels' constants of the format (ggml-common.h, and
+	// ggml_cuda_type_traits<type>::qr/qi in ggml-cuda/common.cuh): QR values per quant
+	// position, QI the 32-bit ints of quant data per block as the dot products count
+	// them: BlockSize/(4*QR), except Q1_0 and Q2_0 whose QI is BlockSize/32. Both are 0
+	// for a type without them (the float and integer types, Q8_K, TQ1_0, TQ2_0).
+	QR, QI int
 }
 
-// traits mirrors type_traits[] in ggml/src/ggml.c at d99724f2b141.
+// traits mirrors type_traits[] in ggml/src/ggml.c at d99724f2b141, with QR and QI from
+// ggml-common.h (the constants named in legacy.go, kquants.go, iquants.go, extra.go).
 var traits = [TypeCount]Traits{
-	F32:        {"f32", 1, 4, false, false},
-	F16:        {"f16", 1, 2, false, false},
-	Q4_0:       {"q4_0", 32, 18, true, false},
-	Q4_1:       {"q4_1", 32, 20, true, false},
-	Q4_2:       {"q4_2", 0, 0, false, true},
-	Q4_3:       {"q4_3", 0, 0, false, true},
-	Q5_0:       {"q5_0", 32, 22, true, false},
-	Q5_1:       {"q5_1", 32, 24, true, false},
-	Q8_0:       {"q8_0", 32, 34, true, false},
-	Q8_1:       {"q8_1", 32, 36, true, false},
-	Q2_K:       {"q2_K", 256, 84, true, false},
-	Q3_K:       {"q3_K", 256, 110, true, false},
-	Q4_K:       {"q4_K", 256, 144, true, false},
-	Q5_K:       {"q5_K", 256, 176, true, false},
-	Q6_K:       {"q6_K", 256, 210, true, false},
-	Q8_K:       {"q8_K", 256, 292, true, false},
-	IQ2_XXS:    {"iq2_xxs", 256, 66, true, false},
-	IQ2_XS:     {"iq2_xs", 256, 74, true, false},
-	IQ3_XXS:    {"iq3_xxs", 256, 98, true, false},
-	IQ1_S:      {"iq1_s", 256, 50, true, false},
-	IQ4_NL:     {"iq4_nl", 32, 18, true, false},
-	IQ3_S:      {"iq3_s", 256, 110, true, false},
-	IQ2_S:      {"iq2_s", 256, 82, true, false},
-	IQ4_XS:     {"iq4_xs", 256, 136, true, false},
-	I8:         {"i8", 1, 1, false, false},
-	I16:        {"i16", 1, 2, false, false},
-	I32:        {"i32", 1, 4, false, false},
-	I64:        {"i64", 1, 8, false, false},
-	F64:        {"f64", 1, 8, false, false},
-	IQ1_M:      {"iq1_m", 256, 56, true, false},
-	BF16:       {"bf16", 1, 2, false, false},
-	Q4_0_4_4:   {"q4_0_4_4", 0, 0, false, true},
-	Q4_0_4_8:   {"q4_0_4_8", 0, 0, false, true},
-	Q4_0_8_8:   {"q4_0_8_8", 0, 0, false, true},
-	TQ1_0:      {"tq1_0", 256, 54, true, false},
-	TQ2_0:      {"tq2_0", 256, 66, true, false},
-	IQ4_NL_4_4: {"iq4_nl_4_4", 0, 0, false, true},
-	IQ4_NL_4_8: {"iq4_nl_4_8", 0, 0, false, true},
-	IQ4_NL_8_8: {"iq4_nl_8_8", 0, 0, false, true},
-	MXFP4:      {"mxfp4", 32, 17, true, false},
-	NVFP4:      {"nvfp4", 64, 36, true, false},
-	Q1_0:       {"q1_0", 128, 18, true, false},
-	Q2_0:       {"q2_0", 64, 18, true, false},
+	F32:        {"f32", 1, 4, false, false, 0, 0},
+	F16:        {"f16", 1, 2, false, false, 0, 0},
+	Q4_0:       {"q4_0", 32, 18, true, false, QR4_0, QI4_0},
+	Q4_1:       {"q4_1", 32, 20, true, false, QR4_1, QI4_1},
+	Q4_2:       {"q4_2", 0, 0, false, true, 0, 0},
+	Q4_3:       {"q4_3", 0, 0, false, true, 0, 0},
+	Q5_0:       {"q5_0", 32, 22, true, false, QR5_0, QI5_0},
+	Q5_1:       {"q5_1", 32, 24, true, false, QR5_1, QI5_1},
+	Q8_0:       {"q8_0", 32, 34, true, false, QR8_0, QI8_0},
+	Q8_1:       {"q8_1", 32, 36, true, false, QR8_1, QI8_1},
+	Q2_K:       {"q2_K", 256, 84, true, false, QR2_K, QI2_K},
+	Q3_K:       {"q3_K", 256, 110, true, false, QR3_K, QI3_K},
+	Q4_K:       {"q4_K", 256, 144, true, false, QR4_K, QI4_K},
+	Q5_K:       {"q5_K", 256, 176, true, false, QR5_K, QI5_K},
+	Q6_K:       {"q6_K", 256, 210, true, false, QR6_K, QI6_K},
+	Q8_K:       {"q8_K", 256, 292, true, false, 0, 0},
+	IQ2_XXS:    {"iq2_xxs", 256, 66, true, false, QR2_XXS, QI2_XXS},
+	IQ2_XS:     {"iq2_xs", 256, 74, true, false, QR2_XS, QI2_XS},
+	IQ3_XXS:    {"iq3_xxs", 256, 98, true, false, QR3_XXS, QI3_XXS},
+	IQ1_S:      {"iq1_s", 256, 50, true, false, QR1_S, QI1_S},
+	IQ4_NL:     {"iq4_nl", 32, 18, true, false, QR4_NL, QI4_NL},
+	IQ3_S:      {"iq3_s", 256, 110, true, false, QR3_S, QI3_S},
+	IQ2_S:      {"iq2_s", 256, 82, true, false, QR2_S, QI2_S},
+	IQ4_XS:     {"iq4_xs", 256, 136, true, false, QR4_XS, QI4_XS},
+	I8:         {"i8", 1, 1, false, false, 0, 0},
+	I16:        {"i16", 1, 2, false, false, 0, 0},
+	I32:        {"i32", 1, 4, false, false, 0, 0},
+	I64:        {"i64", 1, 8, false, false, 0, 0},
+	F64:        {"f64", 1, 8, false, false, 0, 0},
+	IQ1_M:      {"iq1_m", 256, 56, true, false, QR1_M, QI1_M},
+	BF16:       {"bf16", 1, 2, false, false, 0, 0},
+	Q4_0_4_4:   {"q4_0_4_4", 0, 0, false, true, 0, 0},
+	Q4_0_4_8:   {"q4_0_4_8", 0, 0, false, true, 0, 0},
+	Q4_0_8_8:   {"q4_0_8_8", 0, 0, false, true, 0, 0},
+	TQ1_0:      {"tq1_0", 256, 54, true, false, 0, 0},
+	TQ2_0:      {"tq2_0", 256, 66, true, false, 0, 0},
+	IQ4_NL_4_4: {"iq4_nl_4_4", 0, 0, false, true, 0, 0},
+	IQ4_NL_4_8: {"iq4_nl_4_8", 0, 0, false, true, 0, 0},
+	IQ4_NL_8_8: {"iq4_nl_8_8", 0, 0, false, true, 0, 0},
+	MXFP4:      {"mxfp4", 32, 17, true, false, QR_MXFP4, QI_MXFP4},
+	NVFP4:      {"nvfp4", 64, 36, true, false, QR_NVFP4, QI_NVFP4},
+	Q1_0:       {"q1_0", 128, 18, true, false, QR1_0, QI1_0},
+	Q2_0:       {"q2_0", 64, 18, true, false, QR2_0, QI2_0},
 }
 
 // Valid reports whether t is an id ggml defines and still supports as a tensor type.

@@ -11,15 +11,16 @@
 // flush a result whose 24-bit rounding (unbounded exponent) is below 2^-126 to the zero
 // of its sign ("tininess after rounding"; this differs from flushing Go's IEEE result
 // only for exact results in [2^-126 - 2^-150, 2^-126 - 2^-151)). FMA32 is the exact fma
-// without the flush (fma.rn.f32), computed by the round-to-odd construction of reference
-// §8.1. Every NaN result is the canonical NaN 0x7fffffff. FMaxf is IEEE maxNum (a NaN
+// without the flush (fma.rn.f32), computed by the round-to-odd construction described in
+// docs/arithmetic.md ("float32 and FTZ"). Every NaN result is the canonical NaN 0x7fffffff. FMaxf is IEEE maxNum (a NaN
 // operand is ignored, +0 > -0). RoundF is roundf (half away from zero). F2I8 is the
 // GPU's (int8_t) of a float: the low byte of a saturating int32 conversion, NaN -> 0.
 // Nothing is fused implicitly: the Go compiler may fuse x*y+z (arm64, GOAMD64=v3), so
 // the code writes explicit float conversions, and the tests run with GOAMD64=v1 and v3.
 //
 // Which source-level a*b+c the GPU compiler fuses into one FFMA is not decided here: the
-// kernels choose Mul+Add or FMA per site (reference §8.1).
+// kernels choose Mul+Add or FMA per site, as read from the SASS (docs/arithmetic.md, "MMVQ
+// float order").
 //
 // binary16 (package f16). Half arithmetic (HADD2, HMUL2, HFMA2) is never flushed; it is
 // exact, RN-even, overflow to ±Inf, NaN results 0x7fff. F2H (float -> half, NaN -> 0x7fff)
@@ -59,7 +60,8 @@
 // # Where each model comes from
 //
 //   - FTZ and fast-math division: nvcc's -use_fast_math as set in ggml's CMakeLists.txt
-//     (reference §1) and PTX semantics.
+//     (set(CUDA_FLAGS -use_fast_math ...) in src/ggml-cuda/CMakeLists.txt;
+//     docs/arithmetic.md, "Build flags") and PTX semantics.
 //   - MUFU.RCP: the shared table, measured on an H200 (sm_90), CUDA 13.0, driver
 //     580.159.04.
 //   - Measured with testdata/devprobe (own CUDA probe; README there) on an H200, driver

@@ -108,7 +108,7 @@ func fmaSlow(a, b, c float32) float32 {
 // FMA32 returns a*b+c rounded once to float32 (round to nearest even), with subnormal
 // operands and results kept (no FTZ): fma.rn.f32. A NaN result is CanonicalNaN32.
 //
-// Method (reference §8.1): the product of two float32 values is exact in float64; the sum
+// Method (docs/arithmetic.md, "float32 and FTZ"): the product of two float32 values is exact in float64; the sum
 // p+c is computed as s = RN64(p+c) plus its exact error e (TwoSum); s is then rounded to
 // odd using the sign of e, and the float64 result (53 >= 24+2 bits) is rounded once to
 // float32. Rounding to odd and then to nearest equals one rounding to nearest. Every value

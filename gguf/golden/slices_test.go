@@ -114,7 +114,7 @@ func TestCommittedSlices(t *testing.T) {
 func TestSlicesMatchOriginals(t *testing.T) {
 	dir := os.Getenv("GGSIM_SHARED_GOLDEN")
 	if dir == "" {
-		t.Skip("GGSIM_SHARED_GOLDEN is not set (e.g. /work/shared/golden): the full golden set is not part of the repository")
+		t.Skip("GGSIM_SHARED_GOLDEN is not set (e.g. ../shared/golden): the full golden set is not part of the repository")
 	}
 	origs, err := filepath.Glob(filepath.Join(dir, "*.gguf"))
 	if err != nil || len(origs) == 0 {

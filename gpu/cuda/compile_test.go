@@ -4,16 +4,30 @@ package cuda
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
+	"os"
 	"strings"
 	"testing"
 )
 
-// nvrtcOrSkip skips a test that needs NVRTC when none can be loaded, saying why.
+// skipOrFail skips the test with msg, which begins "SKIP (not a pass):" and says what is
+// missing, or fails it when GGSIM_REQUIRE_GPU=1: on the device (docs/device-workflow.md)
+// every test must run, so a missing GPU, library or compiler is an error there.
+func skipOrFail(t *testing.T, msg string) {
+	t.Helper()
+	if os.Getenv("GGSIM_REQUIRE_GPU") == "1" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+}
+
+// nvrtcOrSkip skips a test that needs NVRTC when none can be loaded, saying why (fails
+// with GGSIM_REQUIRE_GPU=1).
 func nvrtcOrSkip(t *testing.T) {
 	t.Helper()
 	if _, _, _, err := NVRTCVersion(Options{}); err != nil {
-		t.Skipf("SKIP (not a pass): no NVRTC library could be loaded; set GGSIM_NVRTC or CUDA_HOME: %v", err)
+		skipOrFail(t, fmt.Sprintf("SKIP (not a pass): no NVRTC library could be loaded; set GGSIM_NVRTC or CUDA_HOME: %v", err))
 	}
 }
 

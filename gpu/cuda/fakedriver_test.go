@@ -79,7 +79,7 @@ func fakeDriver(t *testing.T) string {
 	cc, err := exec.LookPath("gcc")
 	if err != nil {
 		if cc, err = exec.LookPath("cc"); err != nil {
-			t.Skip("SKIP (not a pass): no C compiler to build the fake driver")
+			skipOrFail(t, "SKIP (not a pass): no C compiler to build the fake driver")
 		}
 	}
 	dir := t.TempDir()

@@ -7,8 +7,6 @@ import (
 
 	"github.com/ggsim/ggsim/gpu/internal/dl"
 	"github.com/ggsim/ggsim/oracle"
-	"github.com/ggsim/ggsim/quant"
-	"github.com/ggsim/ggsim/sim"
 )
 
 // TestUnsupportedErrors: the sentinels of a refused operation, another device and a
@@ -23,28 +21,5 @@ func TestUnsupportedErrors(t *testing.T) {
 	}
 	if errors.Is(ErrUnsupportedOp, ErrOtherDevice) {
 		t.Error("two sentinels match each other")
-	}
-}
-
-// TestImplWithoutBackend: in a build without the ggml backend, the Impl of a Backend
-// reports every call as unsupported.
-func TestImplWithoutBackend(t *testing.T) {
-	if Built {
-		t.Skip("SKIP (not a pass): this build has the ggml backend; the stub's Impl is tested without the cuda tag")
-	}
-	dev, err := sim.Lookup("H200")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b Backend
-	im := b.Impl()
-	if im.Name() != "ggml CPU" {
-		t.Fatalf("name %q", im.Name())
-	}
-	if _, err := im.MulMat(dev, quant.Q4_0, make([]byte, 18), 32, 1, make([]float32, 32), 1); !errors.Is(err, oracle.ErrUnsupported) {
-		t.Fatalf("MulMat: %v", err)
-	}
-	if _, err := im.MulMatID(dev, quant.Q4_0, make([]byte, 18), 32, 1, 1, make([]float32, 32), 1, 1, []int32{0}, 1); !errors.Is(err, oracle.ErrUnsupported) {
-		t.Fatalf("MulMatID: %v", err)
 	}
 }

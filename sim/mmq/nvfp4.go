@@ -26,8 +26,8 @@ func loadNVFP4(m *matrix, i, kb0 int, x *xTile) {
 	for kbx := 0; kbx < iterK/quant.QK_NVFP4; kbx++ {
 		blk := quant.BlockNVFP4(m.block(i, kb0+kbx))
 		qs := blk.Qs()
-		for sub := 0; sub < quant.QK_NVFP4/quant.QK_NVFP4_SUB; sub++ {
-			v := x.qs[quant.QK_NVFP4*kbx+quant.QK_NVFP4_SUB*sub:]
+		for sub := 0; sub < quant.QK_NVFP4/quant.QKNVFP4Sub; sub++ {
+			v := x.qs[quant.QK_NVFP4*kbx+quant.QKNVFP4Sub*sub:]
 			for j := 0; j < 8; j++ {
 				q := qs[8*sub+j]
 				v[j] = quant.KValuesMXFP4[q&0xF]

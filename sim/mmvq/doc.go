@@ -27,6 +27,13 @@
 // types in FMA-SITES.md compute the same sequence, so one function per type serves all.
 // The integer dot products (dp4a, vsubss4) are exact.
 //
+// The vec_dots read the weight blocks through package quant's block views (quant.Q4_KBlock
+// and friends), and qk and qi are the format's constants from quant.Type.Traits (QI, and
+// BlockSize = qk); only vdr, a kernel parameter (VDR_<type>_Q8_1_MMVQ), is defined here.
+// TestKernelConstantsFromQuant checks every registered kernel against quant's named
+// constants. The arithmetic facts behind the float sequences, and where each was measured,
+// are in docs/arithmetic.md.
+//
 // rows_per_block, small_k and the order of blocks in the grid have no numeric effect
 // (every row is reduced on its own with the same partition); nwarps, halve_iters (GB10)
 // and the MoE kernel change the partition and therefore the bits.

@@ -13,13 +13,13 @@ func UseUnfusedQ8_0() (restore func()) {
 	orig := kernels[quant.Q8_0]
 	k := orig
 	k.Dot = func(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
-		b := xrow[kbx*34 : kbx*34+34]
+		b := quant.BlockQ8_0(xrow[kbx*34 : kbx*34+34])
 		yb := &y[0]
 		var sumi int32
 		for i := 0; i < 2; i++ {
-			sumi = sim.Dp4a(le32(b[2+4*(iqs+i):]), yb.Int(iqs+i), sumi)
+			sumi = sim.Dp4a(le32(b.Qs()[4*(iqs+i):]), yb.Int(iqs+i), sumi)
 		}
-		d := sim.Mul(h2f(b), sim.H2F(yb.D))
+		d := sim.Mul(sim.H2F(b.D()), sim.H2F(yb.D))
 		return sim.Add(tmp, sim.Mul(d, sim.I2F(sumi)))
 	}
 	kernels[quant.Q8_0] = k

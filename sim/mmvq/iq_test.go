@@ -332,26 +332,3 @@ func TestIQ1Delta(t *testing.T) {
 		}
 	}
 }
-
-// TestIQKernels checks the registered constants against ggml's (vecdotq.cuh,
-// ggml-common.h).
-func TestIQKernels(t *testing.T) {
-	for _, c := range []struct {
-		typ         quant.Type
-		qk, qi, vdr int
-	}{
-		{quant.IQ2_XXS, 256, 16, 2}, {quant.IQ2_XS, 256, 16, 2}, {quant.IQ2_S, 256, 16, 2},
-		{quant.IQ3_XXS, 256, 16, 2}, {quant.IQ3_S, 256, 16, 2},
-		{quant.IQ1_S, 256, 8, 1}, {quant.IQ1_M, 256, 8, 1},
-		{quant.NVFP4, 64, 8, 4}, {quant.Q1_0, 128, 4, 1}, {quant.Q2_0, 64, 2, 1},
-	} {
-		k, ok := KernelOf(c.typ)
-		if !ok {
-			t.Errorf("%v: no kernel", c.typ)
-			continue
-		}
-		if k.Type != c.typ || k.QK != c.qk || k.QI != c.qi || k.VDR != c.vdr || k.Dot == nil {
-			t.Errorf("%v: kernel {%v QK %d QI %d VDR %d}, want QK %d QI %d VDR %d", c.typ, k.Type, k.QK, k.QI, k.VDR, c.qk, c.qi, c.vdr)
-		}
-	}
-}

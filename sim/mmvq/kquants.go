@@ -17,11 +17,11 @@ import (
 //	           sumf_m = FFMA(d8[i], I2F(sim.Dp4a(m4x, u[i], 0)), sumf_m)    (both from +0)
 //	tmp = FADD(tmp, FFMA(sumf_d, h2f(dm.x), -FMUL(sumf_m, h2f(dm.y))))
 func vecDotQ2_K(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
-	b := xrow[kbx*84 : kbx*84+84]
+	b := quant.Q2_KBlock(xrow, kbx)
 	bq8 := 4 * (iqs / 8)
 	scaleOff := iqs - iqs%8 + (iqs%8)/4
-	scales := b[scaleOff:16]
-	v := le32(b[16+4*iqs:])
+	scales := b.Scales()[scaleOff:]
+	v := le32(b.Qs()[4*iqs:])
 	var sumfD, sumfM float32
 	for i := 0; i < 4; i++ {
 		yb := &y[bq8+i]
@@ -35,8 +35,8 @@ func vecDotQ2_K(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 		m |= m << 16
 		sumfM = sim.FMA(d8, sim.I2F(sim.Dp4a(m, u, 0)), sumfM)
 	}
-	dm := half2(b[80:])
-	r := sim.FMA(sumfD, sim.H2F(dm.Lo), sim.Neg(sim.Mul(sumfM, sim.H2F(dm.Hi))))
+	d, dmin := b.DM()
+	r := sim.FMA(sumfD, sim.H2F(d), sim.Neg(sim.Mul(sumfM, sim.H2F(dmin))))
 	return sim.Add(tmp, r)
 }
 
@@ -45,12 +45,12 @@ func vecDotQ2_K(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 //	for i < 4: sumf = FFMA(d8[i], I2F(sim.Dp4a(vi, u[i], 0)*sc), sumf)   (from +0)
 //	tmp = FFMA(sumf, h2f(d), tmp)
 func vecDotQ3_K(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
-	b := xrow[kbx*110 : kbx*110+110]
+	b := quant.Q3_KBlock(xrow, kbx)
 	bq8 := 4 * (iqs / 8)
 	scaleOff := iqs - iqs%8 + (iqs%8)/4
-	vl := le32(b[32+4*iqs:])
-	vh := ^le32(b[4*(iqs%8):]) >> bq8
-	scales := b[96:108]
+	vl := le32(b.Qs()[4*iqs:])
+	vh := ^le32(b.HMask()[4*(iqs%8):]) >> bq8
+	scales := b.Scales()
 	var sumf float32
 	for i := 0; i < 4; i++ {
 		yb := &y[bq8+i]
@@ -63,7 +63,7 @@ func vecDotQ3_K(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 		vi := sim.Vsubss4(vil, vih)
 		sumf = sim.FMA(sim.H2F(yb.D), sim.I2F(sim.Dp4a(vi, yb.Int(iqs%8), 0)*sc), sumf)
 	}
-	return sim.FMA(sumf, h2f(b[108:]), tmp)
+	return sim.FMA(sumf, sim.H2F(b.D()), tmp)
 }
 
 // q45KScales returns the scales and mins of the two sub-blocks 2j, 2j+1 of a Q4_K/Q5_K
@@ -89,11 +89,11 @@ func q45KScales(scales []byte, j int) (sc, m [2]int32) {
 //
 // dot1 is the dp4a of the nibbles with the q8_1 ints, dot2 the sum of the q8_1 quants.
 func vecDotQ4_K(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
-	b := xrow[kbx*144 : kbx*144+144]
+	b := quant.Q4_KBlock(xrow, kbx)
 	bq8 := 2 * ((iqs / 2) / 4)
-	q4 := b[16+16*bq8+4*((iqs/2)%4):]
+	q4 := b.Qs()[16*bq8+4*((iqs/2)%4):]
 	v0, v1 := le32(q4), le32(q4[16:])
-	sc, m := q45KScales(b[4:16], bq8/2)
+	sc, m := q45KScales(b.Scales(), bq8/2)
 	var sumfD, sumfM float32
 	for i := 0; i < 2; i++ {
 		yb := &y[bq8+i]
@@ -106,21 +106,21 @@ func vecDotQ4_K(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 		sumfD = sim.FMA(d8, sim.I2F(dot1*sc[i]), sumfD)
 		sumfM = sim.FMA(d8, sim.I2F(dot2*m[i]), sumfM)
 	}
-	dm := half2(b)
-	r := sim.FMA(sumfD, sim.H2F(dm.Lo), sim.Neg(sim.Mul(sumfM, sim.H2F(dm.Hi))))
+	d, dmin := b.DM()
+	r := sim.FMA(sumfD, sim.H2F(d), sim.Neg(sim.Mul(sumfM, sim.H2F(dmin))))
 	return sim.Add(tmp, r)
 }
 
 // vecDotQ5_K (VDR 2, iqs 0,2,..,30; x bytes: dm, scales[12], qh[32], qs[128]): as Q4_K
 // with 5-bit values, dot1 = sim.Dp4a(v0i, u0, sim.Dp4a(v1i, u1, 0)) and dot2 likewise ordered.
 func vecDotQ5_K(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
-	b := xrow[kbx*176 : kbx*176+176]
+	b := quant.Q5_KBlock(xrow, kbx)
 	bq8 := 2 * ((iqs / 2) / 4)
-	ql := b[48+16*bq8+4*((iqs/2)%4):]
-	qh := b[16+4*((iqs/2)%4):]
+	ql := b.Qs()[16*bq8+4*((iqs/2)%4):]
+	qh := b.Qh()[4*((iqs/2)%4):]
 	vl0, vl1 := le32(ql), le32(ql[16:])
 	vh0, vh1 := le32(qh)>>bq8, le32(qh[16:])>>bq8
-	sc, m := q45KScales(b[4:16], bq8/2)
+	sc, m := q45KScales(b.Scales(), bq8/2)
 	var sumfD, sumfM float32
 	for i := 0; i < 2; i++ {
 		yb := &y[bq8+i]
@@ -133,8 +133,8 @@ func vecDotQ5_K(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 		sumfD = sim.FMA(d8, sim.I2F(dot1*sc[i]), sumfD)
 		sumfM = sim.FMA(d8, sim.I2F(dot2*m[i]), sumfM)
 	}
-	dm := half2(b)
-	r := sim.FMA(sumfD, sim.H2F(dm.Lo), sim.Neg(sim.Mul(sumfM, sim.H2F(dm.Hi))))
+	d, dmin := b.DM()
+	r := sim.FMA(sumfD, sim.H2F(d), sim.Neg(sim.Mul(sumfM, sim.H2F(dmin))))
 	return sim.Add(tmp, r)
 }
 
@@ -143,23 +143,24 @@ func vecDotQ5_K(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 //	for i < 2: sumf = FFMA(d8[i], I2F(sim.Dp4a(vi, u[i], 0)*sc[i]), sumf)   (from +0)
 //	tmp = FFMA(sumf, h2f(d), tmp)
 func vecDotQ6_K(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
-	b := xrow[kbx*210 : kbx*210+210]
+	b := quant.Q6_KBlock(xrow, kbx)
 	bq8 := 4*(iqs/16) + (iqs%16)/8
 	scaleOff := 8*(iqs/16) + (iqs%16)/4
 	vhShift := 2 * ((iqs % 16) / 8)
-	vl := le32(b[4*iqs:])
-	vh := le32(b[128+4*(8*(iqs/16)+iqs%8):]) >> vhShift
+	vl := le32(b.Ql()[4*iqs:])
+	vh := le32(b.Qh()[4*(8*(iqs/16)+iqs%8):]) >> vhShift
 	var sumf float32
 	for i := 0; i < 2; i++ {
 		yb := &y[bq8+2*i]
-		sc := int32(int8(b[192+scaleOff+4*i]))
+		sc := int32(b.Scale(scaleOff + 4*i))
 		vil := (vl >> (4 * i)) & 0x0F0F0F0F
 		vih := ((vh >> (4 * i)) << 4) & 0x30303030
 		vi := sim.Vsubss4(vil|vih, 0x20202020)
 		sumf = sim.FMA(sim.H2F(yb.D), sim.I2F(sim.Dp4a(vi, yb.Int(iqs%8), 0)*sc), sumf)
 	}
-	return sim.FMA(sumf, h2f(b[208:]), tmp)
+	return sim.FMA(sumf, sim.H2F(b.D()), tmp)
 }
+
 
 func init() {
 	register(TypeKernel{Type: quant.Q2_K, Dot: vecDotQ2_K})

@@ -1,6 +1,7 @@
 package mmvq
 
 import (
+	"github.com/ggsim/ggsim/f16"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
 	"github.com/ggsim/ggsim/sim/q8"
@@ -17,23 +18,23 @@ import (
 //	X    = FFMA(h2f(ds8.x), I2F(sumi), -FMUL(4, h2f(ds8.y)))
 //	tmp  = FFMA(X, h2f(d4), tmp)
 func vecDotQ4_0(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
-	b := xrow[kbx*18 : kbx*18+18]
+	b := quant.Q4_0Block(xrow, kbx)
+	qs := b.Qs()
 	yb := &y[0]
 	var sumi int32
-	for i := 0; i < 2; i++ {
-		v := le32(b[2+4*(iqs+i):])
+	for i := 0; i < vdrQ4_0; i++ {
+		v := le32(qs[4*(iqs+i):])
 		sumi = sim.Dp4a(v&0x0F0F0F0F, yb.Int(iqs+i), sumi)
 		sumi = sim.Dp4a((v>>4)&0x0F0F0F0F, yb.Int(iqs+i+4), sumi)
 	}
 	x := sim.FMA(sim.H2F(yb.D), sim.I2F(sumi), sim.Neg(sim.Mul(4, sim.H2F(yb.S))))
-	return sim.FMA(x, h2f(b), tmp)
+	return sim.FMA(x, sim.H2F(b.D()), tmp)
 }
 
-// hmulDS returns __half22float2(__hmul2(dm, ds8)): the half products d*d8 and m*s8, each
-// rounded to binary16 (HMUL2, no FTZ), converted exactly.
-func hmulDS(dm []byte, yb *q8.Block) (dd, ms float32) {
-	p := half2(dm)
-	return sim.H2F(f16Mul(p.Lo, yb.D)), sim.H2F(f16Mul(p.Hi, yb.S))
+// hmulDS returns __half22float2(__hmul2(dm, ds8)) for the block's d and m: the half
+// products d*d8 and m*s8, each rounded to binary16 (HMUL2, no FTZ), converted exactly.
+func hmulDS(d, m f16.Half, yb *q8.Block) (dd, ms float32) {
+	return sim.H2F(f16Mul(d, yb.D)), sim.H2F(f16Mul(m, yb.S))
 }
 
 // vecDotQ4_1 (VDR 2, iqs in {0,2}):
@@ -42,15 +43,16 @@ func hmulDS(dm []byte, yb *q8.Block) (dd, ms float32) {
 //	d4d8,m4s8 = h2f(HMUL2(dm4, ds8))
 //	tmp       = FADD(tmp, FFMA(d4d8, I2F(sumi), FMUL(m4s8, 0.5)))
 func vecDotQ4_1(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
-	b := xrow[kbx*20 : kbx*20+20]
+	b := quant.Q4_1Block(xrow, kbx)
+	qs := b.Qs()
 	yb := &y[0]
 	var sumi int32
-	for i := 0; i < 2; i++ {
-		v := le32(b[4+4*(iqs+i):])
+	for i := 0; i < vdrQ4_1; i++ {
+		v := le32(qs[4*(iqs+i):])
 		sumi = sim.Dp4a(v&0x0F0F0F0F, yb.Int(iqs+i), sumi)
 		sumi = sim.Dp4a((v>>4)&0x0F0F0F0F, yb.Int(iqs+i+4), sumi)
 	}
-	dd, ms := hmulDS(b, yb)
+	dd, ms := hmulDS(b.D(), b.M(), yb)
 	return sim.Add(tmp, sim.FMA(dd, sim.I2F(sumi), sim.Mul(ms, 0.5)))
 }
 
@@ -77,17 +79,18 @@ func q5Ints(vl, vh int32) (vi0, vi1 int32) {
 //	X    = FFMA(h2f(ds8.x), I2F(sumi), -FMUL(8, h2f(ds8.y)))
 //	tmp  = FFMA(X, h2f(d5), tmp)
 func vecDotQ5_0(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
-	b := xrow[kbx*22 : kbx*22+22]
+	b := quant.Q5_0Block(xrow, kbx)
+	qs := b.Qs()
 	yb := &y[0]
-	qh := le32(b[2:])
+	qh := int32(b.Qh())
 	var sumi int32
-	for i := 0; i < 2; i++ {
-		vi0, vi1 := q5Ints(le32(b[6+4*(iqs+i):]), qh>>(4*(iqs+i)))
+	for i := 0; i < vdrQ5_0; i++ {
+		vi0, vi1 := q5Ints(le32(qs[4*(iqs+i):]), qh>>(4*(iqs+i)))
 		sumi = sim.Dp4a(vi0, yb.Int(iqs+i), sumi)
 		sumi = sim.Dp4a(vi1, yb.Int(iqs+i+4), sumi)
 	}
 	x := sim.FMA(sim.H2F(yb.D), sim.I2F(sumi), sim.Neg(sim.Mul(8, sim.H2F(yb.S))))
-	return sim.FMA(x, h2f(b), tmp)
+	return sim.FMA(x, sim.H2F(b.D()), tmp)
 }
 
 // vecDotQ5_1 (VDR 2, iqs in {0,2}):
@@ -95,16 +98,17 @@ func vecDotQ5_0(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 //	d5d8,m5s8 = h2f(HMUL2(dm5, ds8))
 //	tmp       = FADD(tmp, FFMA(d5d8, I2F(sumi), FMUL(m5s8, 0.5)))
 func vecDotQ5_1(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
-	b := xrow[kbx*24 : kbx*24+24]
+	b := quant.Q5_1Block(xrow, kbx)
+	qs := b.Qs()
 	yb := &y[0]
-	qh := le32(b[4:])
+	qh := int32(b.Qh())
 	var sumi int32
-	for i := 0; i < 2; i++ {
-		vi0, vi1 := q5Ints(le32(b[8+4*(iqs+i):]), qh>>(4*(iqs+i)))
+	for i := 0; i < vdrQ5_1; i++ {
+		vi0, vi1 := q5Ints(le32(qs[4*(iqs+i):]), qh>>(4*(iqs+i)))
 		sumi = sim.Dp4a(vi0, yb.Int(iqs+i), sumi)
 		sumi = sim.Dp4a(vi1, yb.Int(iqs+i+4), sumi)
 	}
-	dd, ms := hmulDS(b, yb)
+	dd, ms := hmulDS(b.D(), b.M(), yb)
 	return sim.Add(tmp, sim.FMA(dd, sim.I2F(sumi), sim.Mul(ms, 0.5)))
 }
 
@@ -113,15 +117,17 @@ func vecDotQ5_1(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 //	sumi = sim.Dp4a(v[iqs+1], u[iqs+1], sim.Dp4a(v[iqs], u[iqs], 0))
 //	tmp  = FFMA(FMUL(h2f(d_x), h2f(d_y)), I2F(sumi), tmp)
 func vecDotQ8_0(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
-	b := xrow[kbx*34 : kbx*34+34]
+	b := quant.Q8_0Block(xrow, kbx)
+	qs := b.Qs()
 	yb := &y[0]
 	var sumi int32
-	for i := 0; i < 2; i++ {
-		sumi = sim.Dp4a(le32(b[2+4*(iqs+i):]), yb.Int(iqs+i), sumi)
+	for i := 0; i < vdrQ8_0; i++ {
+		sumi = sim.Dp4a(le32(qs[4*(iqs+i):]), yb.Int(iqs+i), sumi)
 	}
-	d := sim.Mul(h2f(b), sim.H2F(yb.D))
+	d := sim.Mul(sim.H2F(b.D()), sim.H2F(yb.D))
 	return sim.FMA(d, sim.I2F(sumi), tmp)
 }
+
 
 func init() {
 	register(TypeKernel{Type: quant.Q4_0, Dot: vecDotQ4_0})

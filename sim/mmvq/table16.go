@@ -44,15 +44,16 @@ func e8m0Float(e uint8) float32 {
 //	sumi = Σ_l sim.Dp4a(v.x, u[iqs+l], ·), sim.Dp4a(v.y, u[iqs+l+4], ·)  (v = table16 of qs int iqs+l)
 //	tmp  = FFMA(FMUL(FMUL(e8m0(e), 0.5), h2f(d_y)), I2F(sumi), tmp)
 func vecDotMXFP4(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
-	b := xrow[kbx*17 : kbx*17+17]
+	b := quant.MXFP4Block(xrow, kbx)
+	qs := b.Qs()
 	yb := &y[0]
 	var sumi int32
-	for l := 0; l < 2; l++ {
-		vx, vy := table16(le32(b[1+4*(iqs+l):]), &quant.KValuesMXFP4)
+	for l := 0; l < vdrMXFP4; l++ {
+		vx, vy := table16(le32(qs[4*(iqs+l):]), &quant.KValuesMXFP4)
 		sumi = sim.Dp4a(vx, yb.Int(iqs+l), sumi)
 		sumi = sim.Dp4a(vy, yb.Int(iqs+l+4), sumi)
 	}
-	d := sim.Mul(sim.Mul(e8m0Float(b[0]), 0.5), sim.H2F(yb.D))
+	d := sim.Mul(sim.Mul(e8m0Float(b.E()), 0.5), sim.H2F(yb.D))
 	return sim.FMA(d, sim.I2F(sumi), tmp)
 }
 
@@ -61,15 +62,16 @@ func vecDotMXFP4(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 //	sumi = as MXFP4 with kvalues_iq4nl
 //	tmp  = FFMA(FMUL(h2f(d_x), h2f(d_y)), I2F(sumi), tmp)
 func vecDotIQ4_NL(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
-	b := xrow[kbx*18 : kbx*18+18]
+	b := quant.IQ4_NLBlock(xrow, kbx)
+	qs := b.Qs()
 	yb := &y[0]
 	var sumi int32
-	for l := 0; l < 2; l++ {
-		vx, vy := table16(le32(b[2+4*(iqs+l):]), &quant.KValuesIQ4NL)
+	for l := 0; l < vdrIQ4_NL; l++ {
+		vx, vy := table16(le32(qs[4*(iqs+l):]), &quant.KValuesIQ4NL)
 		sumi = sim.Dp4a(vx, yb.Int(iqs+l), sumi)
 		sumi = sim.Dp4a(vy, yb.Int(iqs+l+4), sumi)
 	}
-	d := sim.Mul(h2f(b), sim.H2F(yb.D))
+	d := sim.Mul(sim.H2F(b.D()), sim.H2F(yb.D))
 	return sim.FMA(d, sim.I2F(sumi), tmp)
 }
 
@@ -79,20 +81,22 @@ func vecDotIQ4_NL(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 
 //	sumi *= ls - 32                     (int; ls the 6-bit sub-block scale)
 //	tmp  = FFMA(FMUL(h2f(d_x), h2f(d_y,s)), I2F(sumi), tmp)
 func vecDotIQ4_XS(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
-	b := xrow[kbx*136 : kbx*136+136]
+	b := quant.IQ4_XSBlock(xrow, kbx)
+	qs := b.Qs()
 	yb := &y[iqs/4]
 	var sumi int32
-	for j := 0; j < 4; j++ {
-		vx, vy := table16(le32(b[8+4*(iqs+j):]), &quant.KValuesIQ4NL)
+	for j := 0; j < vdrIQ4_XS; j++ {
+		vx, vy := table16(le32(qs[4*(iqs+j):]), &quant.KValuesIQ4NL)
 		sumi = sim.Dp4a(vx, yb.Int(j), sumi)
 		sumi = sim.Dp4a(vy, yb.Int(j+4), sumi)
 	}
-	scalesH := int32(uint16(b[2]) | uint16(b[3])<<8)
-	ls := (int32(b[4+iqs/8])>>(iqs&4))&0x0F | ((scalesH>>(iqs/2))&0x03)<<4
+	scalesH := int32(b.ScalesH())
+	ls := (int32(b.ScalesL()[iqs/8])>>(iqs&4))&0x0F | ((scalesH>>(iqs/2))&0x03)<<4
 	sumi *= ls - 32
-	d := sim.Mul(h2f(b), sim.H2F(yb.D))
+	d := sim.Mul(sim.H2F(b.D()), sim.H2F(yb.D))
 	return sim.FMA(d, sim.I2F(sumi), tmp)
 }
+
 
 func init() {
 	register(TypeKernel{Type: quant.MXFP4, Dot: vecDotMXFP4})

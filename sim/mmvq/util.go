@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/ggsim/ggsim/f16"
-	"github.com/ggsim/ggsim/sim"
 )
 
 func f32bits(f float32) uint32 { return math.Float32bits(f) }
@@ -14,15 +13,6 @@ func f32bits(f float32) uint32 { return math.Float32bits(f) }
 func le32(b []byte) int32 {
 	_ = b[3]
 	return int32(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24)
-}
-
-// h2f returns the float32 value of the little-endian binary16 at b[0:2] (__half2float,
-// HADD2.F32: exact).
-func h2f(b []byte) float32 { return sim.H2F(f16.Half(uint16(b[0]) | uint16(b[1])<<8)) }
-
-// half2 returns the little-endian half2 at b[0:4].
-func half2(b []byte) f16.Half2 {
-	return f16.Half2{Lo: f16.Half(uint16(b[0]) | uint16(b[1])<<8), Hi: f16.Half(uint16(b[2]) | uint16(b[3])<<8)}
 }
 
 // f16Mul is __hmul (HMUL2 lane): the exact product rounded to binary16, no FTZ.

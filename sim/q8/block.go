@@ -4,7 +4,8 @@ import "github.com/ggsim/ggsim/f16"
 
 // Block is one block_q8_1 (ggml-common.h): 32 int8 quants with the half2 header
 // {d, s}. As the CUDA quantize_q8_1 writes it, s is f2h of the float32 sum of the 32
-// unquantized (FTZ) activations, not d times the sum of the quants (reference §3.1).
+// unquantized (FTZ) activations, not d times the sum of the quants (docs/arithmetic.md,
+// "Activation quantizers").
 // The wire form is 36 bytes: d, s (little-endian binary16), then qs.
 type Block struct {
 	D, S f16.Half

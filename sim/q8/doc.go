@@ -6,7 +6,8 @@
 // # Model
 //
 // The float sequences are those of the sm_90 SASS of that commit built with CUDA 13.0.88
-// and -use_fast_math (read by the project lead; /work/notes/sass-facts.md):
+// and -use_fast_math, read with cuobjdump -sass (docs/arithmetic.md, "Activation
+// quantizers", records them and what confirmed them):
 //
 //	quantize_q8_1, one warp per 32 values:
 //	  amax = xor-butterfly max of |x| (FMNMX.FTZ; NaN operands ignored)

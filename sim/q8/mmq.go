@@ -157,7 +157,8 @@ func QuantizeBlockMMQ(x *[128]float32, layout Layout) BlockMMQ {
 // QuantizeMMQ8_1 quantizes activations as quantize_mmq_q8_1_cuda (gather version without
 // ids): x holds nch channels of ncols rows ("columns" of the matmul) of k values each
 // (x[(c*ncols+j)*k + i]); each row is padded with zeros to PaddedLen(k) values. Block
-// order (reference §3.2): ib = c*(ncols*kp/128) + kBlock*ncols + j with kp = PaddedLen(k),
+// order (quantize_mmq_q8_1_cuda; docs/arithmetic.md, "Activation quantizers"):
+// ib = c*(ncols*kp/128) + kBlock*ncols + j with kp = PaddedLen(k),
 // i.e. for one 128-value kBlock all columns are contiguous.
 //
 // It returns an error if k, ncols or nch is not positive, k is not a multiple of 4

@@ -1,10 +1,10 @@
 // Command slice cuts the small committed golden files (testdata/golden/ at the repository
-// root) out of the full set (/work/shared/golden): a few cases of each op, with exactly
+// root) out of the full set, kept outside the repository (e.g. ../shared/golden): a few cases of each op, with exactly
 // the tensors they name, byte for byte, and the same provenance keys. It adds
 // golden.slice.source (the original file name) and golden.slice.cases (the original case
 // indices, u32, in the order of the slice's cases).
 //
-//	go run ./gguf/golden/internal/slice -src /work/shared/golden -out testdata/golden
+//	go run ./gguf/golden/internal/slice -src ../shared/golden -out testdata/golden
 package main
 
 import (
@@ -50,7 +50,7 @@ func sliceName(orig string) string { return strings.TrimSuffix(orig, ".gguf") + 
 var schemaKey = regexp.MustCompile(`^(general\.architecture|general\.alignment|golden\.version|golden\.producer|golden\.device\.(name|cc|sm_count|driver)|golden\.ggml\.(commit|build)|golden\.case\..*)$`)
 
 func main() {
-	src := flag.String("src", "/work/shared/golden", "directory of the full golden files")
+	src := flag.String("src", "../shared/golden", "directory of the full golden files")
 	out := flag.String("out", "testdata/golden", "directory to write the slices to")
 	flag.Parse()
 	for _, s := range selections {
