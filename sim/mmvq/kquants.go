@@ -161,7 +161,6 @@ func vecDotQ6_K(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 	return sim.FMA(sumf, sim.H2F(b.D()), tmp)
 }
 
-
 func init() {
 	register(TypeKernel{Type: quant.Q2_K, Dot: vecDotQ2_K})
 	register(TypeKernel{Type: quant.Q3_K, Dot: vecDotQ3_K})

@@ -128,7 +128,6 @@ func vecDotQ8_0(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 	return sim.FMA(d, sim.I2F(sumi), tmp)
 }
 
-
 func init() {
 	register(TypeKernel{Type: quant.Q4_0, Dot: vecDotQ4_0})
 	register(TypeKernel{Type: quant.Q4_1, Dot: vecDotQ4_1})

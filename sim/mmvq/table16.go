@@ -97,7 +97,6 @@ func vecDotIQ4_XS(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 
 	return sim.FMA(d, sim.I2F(sumi), tmp)
 }
 
-
 func init() {
 	register(TypeKernel{Type: quant.MXFP4, Dot: vecDotMXFP4})
 	register(TypeKernel{Type: quant.IQ4_NL, Dot: vecDotIQ4_NL})
