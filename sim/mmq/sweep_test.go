@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/ggsim/ggsim/oracle/oracletest"
-	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
 	"github.com/ggsim/ggsim/sim/mmq"
 )
@@ -33,12 +32,13 @@ func TestSweepRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mulMat := mmq.MulMat
-	if p := os.Getenv("GGSIM_SWEEP_PATH"); p != "" && p != "mma" {
-		mulMat = sweepPaths[p]
-		if mulMat == nil {
-			t.Fatalf("GGSIM_SWEEP_PATH=%q: no such path", p)
-		}
+	switch p := os.Getenv("GGSIM_SWEEP_PATH"); p {
+	case "", "mma":
+	case "dp4a": // ggml built without int8 MMA (TURING_MMA_AVAILABLE removed)
+		dev.NoTuringMMA = true
+		dev.Name += " (no int8 MMA)"
+	default:
+		t.Fatalf("GGSIM_SWEEP_PATH=%q: want mma or dp4a", p)
 	}
 	only := map[string]bool{}
 	for _, s := range strings.Split(os.Getenv("GGSIM_SWEEP_TYPES"), ",") {
@@ -60,7 +60,7 @@ func TestSweepRecord(t *testing.T) {
 			notRun[c.Op+" "+c.Type.String()]++
 			return nil, err
 		}
-		return mulMat(dev, c.Type, c.A, c.K, c.N, c.B, c.M, p)
+		return mmq.MulMat(dev, c.Type, c.A, c.K, c.N, c.B, c.M, p)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -83,6 +83,3 @@ func TestSweepRecord(t *testing.T) {
 	}
 	t.Logf("%d of %d cases matched; %d mismatches; %d errors or not run", rep.Match, rep.Cases, len(rep.Mismatch), len(rep.Errors))
 }
-
-// sweepPaths are the other MMQ paths a record can be verified with.
-var sweepPaths = map[string]func(sim.Device, quant.Type, []byte, int, int, []float32, int, *mmq.Plan) ([]float32, error){}
