@@ -1,13 +1,53 @@
 // Package mmq simulates ggml's mul_mat_q (MMQ) CUDA kernels bit for bit: MUL_MAT of a
-// quantized matrix by more than 8 float32 columns on NVIDIA GPUs with int8 MMA (Turing
-// and later), src/ggml-cuda/mmq.cuh, mmq-load-tiles.cuh and mmq-vec-dot.cuh at ggml
-// commit d99724f2b141.
+// quantized matrix by more than 8 float32 columns, src/ggml-cuda/mmq.cuh,
+// mmq-load-tiles.cuh and mmq-vec-dot.cuh at ggml commit d99724f2b141, for every type
+// ggml's MMQ supports (IQ1_M has none).
 //
-// MulMatDP4A is the dp4a path of the same kernel (ggml_cuda_mmq_get_util_funcs' first
-// switch: the load_tiles `#else` branches, the *_dp4a vec_dots with the vec_dot_*_impl
-// functions of vecdotq.cuh, ggml_cuda_mmq_write_back_dp4a), which ggml runs where the
-// int8-MMA data layout is not used; it models the H200 build without
-// TURING_MMA_AVAILABLE (ampere config table, FAST_FP16_AVAILABLE). Its float orders
-// are predicted from the source by LLVM's contraction rule and not yet checked against
-// GPU output.
+// # Model
+//
+// A launch executes a Plan: the config row, J and tile counts decided by package
+// tiling (MakeMMQPlan) and the stream-K partition of package streamk. The activations
+// are quantized by quantize_mmq_q8_1 in the type's layout (D4, DS4 or D2S6; sim/q8).
+// Each output element (row i, column j) of a tile is the sum, in the kernel's order, of
+// its K range(s):
+//
+//   - per stream-K range [kb0_start, kb0_stop) of a CUDA block: a partial sum from
+//     0.0f, one tile-loop iteration (256 values, blocks_per_iter weight blocks) at a
+//     time; each iteration runs the type's load_tiles arithmetic (the int8 values and
+//     the scales as shared memory holds them) and its vec_dot twice (values 0..127 and
+//     128..255), whose float sequence per 32-value block is the source's with the
+//     contractions nvcc makes (each kernel file names them);
+//   - a tile covered by one range stores that sum; a split tile stores the end
+//     segment's partial, and mul_mat_q_stream_k_fixup adds the others:
+//     dst = P_end + (((0 + P_a) + P_b) + ...) in the partition's order.
+//
+// The integer dot products (mma.sync m16n8k32 / dp4a) are exact, so which thread owns
+// which output (the fragment layout, write_back) has no numeric effect. A read past a
+// row's end (blocks_per_ne00 not a multiple of blocks_per_iter) reads the next row's
+// blocks, or zeros past the tensor, against zero activations, as on the GPU.
+//
+// Two data paths: the int8-MMA layout (ggml_cuda_mmq_get_util_funcs' second switch:
+// Turing and later, what an H100/H200 runs) and the dp4a layout (the first switch: the
+// load_tiles #else branches, the *_dp4a vec_dots with vecdotq.cuh's _impl functions),
+// which ggml runs without int8 MMA — Pascal and Volta, or an H200 build with
+// TURING_MMA_AVAILABLE removed (sim.Device.NoTuringMMA). The plan chooses the path from
+// the device (tiling.UseMMADataLayout).
+//
+// # Measured
+//
+// MMA path: every MMQ case of the shared H200 golden files (13 types at batch 9, 33,
+// 130 and 9 more at batch 40; stream-K with 2..4 tiles over 132 blocks) bit-exact.
+// dp4a path: 2000 of 2000 random MUL_MAT cases of a real H200 build without int8 MMA,
+// all 22 types, plain, adversarial and non-finite data
+// (gpu/testdata/h200-cuda13-sweep). The contraction sites were chosen by LLVM's rule
+// and confirmed where a golden case could tell (e.g. dotQ8_0_16Q8_1, Q2_K's last
+// quarter); some products are exact, where no test can tell.
+//
+// # Limits
+//
+// AMD's MFMA/WMMA layouts (16x16 C tiles) and Blackwell's native FP4 MMA are not
+// simulated (MakePlan returns an error wrapping ErrUnsupported). The float sequences of
+// architectures other than sm_90 are assumed to be sm_90's. Calling MulMat directly
+// does not check that ggml dispatches the shape to MMQ; the front door (package ggsim)
+// does.
 package mmq
