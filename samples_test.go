@@ -10,11 +10,11 @@ import (
 )
 
 // TestEmbeddedSamples verifies the golden samples embedded in simrun (real H200 outputs:
-// the MMVQ, MoE and extra-type slices of the shared set and the files captured with
+// the MMVQ, MMQ, MoE and extra-type slices of the shared set and the files captured with
 // K = 8192 and for MoE): every case bit-exact and within its fp64 bound.
 func TestEmbeddedSamples(t *testing.T) {
 	names := ggsim.SampleFiles()
-	if len(names) != 6 {
+	if len(names) != 7 {
 		t.Fatalf("embedded samples: %v", names)
 	}
 	total := 0
@@ -38,8 +38,8 @@ func TestEmbeddedSamples(t *testing.T) {
 			}
 		}
 	}
-	if total != 141 {
-		t.Errorf("%d sample cases, want 141", total)
+	if total != 149 {
+		t.Errorf("%d sample cases, want 149", total)
 	}
 }
 

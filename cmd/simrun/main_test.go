@@ -28,7 +28,7 @@ func TestVerifyEmbedded(t *testing.T) {
 		t.Errorf("exit %d, want 0:\n%s", code, out)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if last := lines[len(lines)-1]; last != "verify: 141/141 cases bit-exact" {
+	if last := lines[len(lines)-1]; last != "verify: 149/149 cases bit-exact" {
 		t.Errorf("last line %q", last)
 	}
 }
@@ -53,7 +53,7 @@ func TestVerifyJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
-	if !rep.OK || rep.Total != 141 || rep.BitExact != 141 || len(rep.Files) != 6 {
+	if !rep.OK || rep.Total != 149 || rep.BitExact != 149 || len(rep.Files) != 7 {
 		t.Errorf("report: ok=%v total=%d bit_exact=%d files=%d", rep.OK, rep.Total, rep.BitExact, len(rep.Files))
 	}
 }

@@ -102,7 +102,7 @@ func TestCommittedSlices(t *testing.T) {
 	if glus[GLUSwiGLU] == 0 || glus[GLUSwiGLUOAI] == 0 {
 		t.Errorf("GLU kinds covered: %v", glus)
 	}
-	if total > 2300000 {
+	if total > 3400000 { // MMVQ, MMQ (stream-K with fixup), MoE, GLU and extra-type cases
 		t.Errorf("the slices take %d bytes", total)
 	}
 }

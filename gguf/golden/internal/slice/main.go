@@ -34,14 +34,14 @@ var selections = []struct {
 		[]int{0, 3, 4},
 		[]string{"mul_mat_id q4_K 1", "mul_mat_id q4_K 3", "mul_mat_id q4_K 8"}},
 	{"ggml-h200-dev-mmq.gguf",
-		[]int{0, 39},
-		[]string{"mul_mat q4_0 9", "quantize q4_0 64"}},
+		[]int{0, 39, 6, 12, 18, 36},
+		[]string{"mul_mat q4_0 9", "quantize q4_0 64", "mul_mat q2_K 9", "mul_mat q4_K 9", "mul_mat q6_K 9", "mul_mat q5_1 9"}},
 	{"ggml-h200-dev-glu.gguf",
 		[]int{0, 2},
 		[]string{"mul_mat_glu q4_K 1", "mul_mat_glu q4_K 1"}},
 	{"ggml-h200-dev-extra.gguf",
-		[]int{0, 16},
-		[]string{"mul_mat iq2_xxs 1", "mul_mat q1_0 1"}},
+		[]int{0, 16, 21, 26},
+		[]string{"mul_mat iq2_xxs 1", "mul_mat q1_0 1", "mul_mat iq2_xs 40", "mul_mat nvfp4 40"}},
 }
 
 // SliceName maps an original file name to its slice's name.
