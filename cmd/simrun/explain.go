@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -308,6 +309,9 @@ func parseExplain(args []string) (*explainArgs, error) {
 	if a.k <= 0 || a.n <= 0 || a.m <= 0 {
 		return nil, usagef("shape K=%d, N=%d, M=%d: all three must be positive", a.k, a.n, a.m)
 	}
+	if a.k > math.MaxInt32 || a.n > math.MaxInt32 || a.m > math.MaxInt32 {
+		return nil, usagef("shape K=%d, N=%d, M=%d: each must fit ggml's int kernel arguments (at most %d)", a.k, a.n, a.m, math.MaxInt32)
+	}
 	if _, err := a.typ.RowSize(a.k); err != nil {
 		return nil, usagef("--shape: K=%d: %v", a.k, err)
 	}
@@ -559,8 +563,12 @@ func dispatchChecks(dev sim.Device, t quant.Type, s tiling.Shape, used int64) []
 	tr, _ := t.Traits()
 	quantized := tr.Quantized && !tr.Removed
 	cc := dev.CC
-	mmqNote := fmt.Sprintf("inputs: smpbo %d (MMQ needs >= %d), turing_mma_available %v, highest compiled arch %d (dp4a from %d), fp16 MMA hardware %v, amd_mfma %v, amd_wmma %v",
-		dev.SmemPerBlockOptin, 48*1024, dev.TuringMMA(), dev.HighestCompiledArch(), sim.CCDP4A, dev.FP16MMA(), dev.AMDMFMA(), dev.AMDWMMA())
+	mmqNote := fmt.Sprintf("inputs: smpbo %d (MMQ needs >= %d), turing_mma_available %v, highest compiled arch %d (dp4a from %d), fp16 MMA hardware %v",
+		dev.SmemPerBlockOptin, 48*1024, dev.TuringMMA(), dev.HighestCompiledArch(), sim.CCDP4A, dev.FP16MMA())
+	if sim.CCIsAMD(cc) {
+		mmqNote = fmt.Sprintf("inputs: smpbo %d (MMQ needs >= %d), amd_mfma %v (CDNA3: %v), amd_wmma %v (RDNA3: %v)",
+			dev.SmemPerBlockOptin, 48*1024, dev.AMDMFMA(), sim.CCIsCDNA3(cc), dev.AMDWMMA(), sim.CCIsRDNA3(cc))
+	}
 	var cs []checkJSON
 	if !s.ID() {
 		if !quantized {
@@ -709,7 +717,7 @@ func writeExplainText(w io.Writer, a *explainArgs, rep *explainReport, part *str
 		fmt.Fprintf(w, "op: MUL_MAT %s, K=%d, N=%d, M=%d\n", rep.Type, a.k, a.n, a.m)
 	}
 	fmt.Fprintf(w, "kernel: %s (%s)\nwhy: %s\n", rep.Kernel, rep.GGMLName, rep.Reason)
-	fmt.Fprintln(w, "dispatch checks (threshold over ne11 = 1..4096 on this device):")
+	fmt.Fprintf(w, "dispatch checks (each evaluated at ne11 = 1..%d on this device):\n", probeLimit)
 	for _, c := range rep.Checks {
 		fmt.Fprintf(w, "  %s -> %v; %s\n", c.Call, c.Value, c.Rule)
 		if c.Note != "" {
@@ -731,9 +739,12 @@ func writeExplainText(w io.Writer, a *explainArgs, rep *explainReport, part *str
 	if m := rep.MMQ; m != nil {
 		writeMMQText(w, a, rep, m, part)
 	}
-	if rep.Simulated {
+	switch {
+	case rep.Simulated:
 		fmt.Fprintf(w, "simulated: yes (%s)\n", rep.SimulatedBy)
-	} else {
+	case rep.MMQ == nil && rep.MMVQ == nil:
+		fmt.Fprintf(w, "simulated: no: %s\n", rep.NotSimulated)
+	default:
 		fmt.Fprintf(w, "simulated: no (the plan above is ggml's; ggsim does not compute these bits): %s\n", rep.NotSimulated)
 	}
 }
@@ -824,6 +835,9 @@ func writeMMQText(w io.Writer, a *explainArgs, rep *explainReport, m *mmqJSON, p
 		if a.experts > 0 {
 			fmt.Fprintf(w, "empty tiles (no token of their expert in columns jt*J..): %d of %d, skipped but keeping their place in the kbc space\n", m.Tiles.EmptyTiles, m.Tiles.NTiles)
 		}
+	}
+	if m.Error != "" {
+		fmt.Fprintf(w, "launch: cannot be planned: %s\n", m.Error)
 	}
 	if part != nil {
 		fmt.Fprintln(w, "partition (P<b>: block b's partial sum over its k range; k in weight blocks):")
