@@ -410,3 +410,100 @@ func TestRouteIDs(t *testing.T) {
 		t.Error("U > E accepted")
 	}
 }
+
+// The explain output quoted in README.md is the real output: every quoted line (the
+// excerpts leave lines out, never change them) appears, in order, in what the quoted
+// command prints now. The committed SVG is what --svg writes.
+func TestExplainREADME(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmd []string
+	var quoted []string
+	n := 0
+	flush := func() {
+		if cmd == nil {
+			return
+		}
+		n++
+		code, out, errs := runCmd(t, cmd...)
+		if code != 0 {
+			t.Errorf("%v: exit %d: %s", cmd, code, errs)
+		}
+		lines := strings.Split(out, "\n")
+		i := 0
+		for _, q := range quoted {
+			for i < len(lines) && lines[i] != q {
+				i++
+			}
+			if i == len(lines) {
+				t.Errorf("README quotes %q under %v; not in the output (in this order):\n%s", q, cmd, out)
+				break
+			}
+		}
+		cmd, quoted = nil, nil
+	}
+	inBlock := false
+	for _, line := range strings.Split(string(readme), "\n") {
+		switch {
+		case strings.HasPrefix(line, "```"):
+			flush()
+			inBlock = !inBlock
+		case inBlock && strings.HasPrefix(line, "$ simrun explain "):
+			flush()
+			cmd = splitArgs(strings.TrimPrefix(line, "$ simrun "))
+		case inBlock && cmd != nil && line != "":
+			quoted = append(quoted, line)
+		}
+	}
+	flush()
+	if n < 5 {
+		t.Errorf("%d explain commands quoted in README.md, want at least 5", n)
+	}
+
+	want, err := os.ReadFile("../../docs/streamk-q4K-h200.svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "p.svg")
+	if code, _, errs := runCmd(t, "explain", "--device", "H200", "--type", "q4_K", "--shape", "4096,4096,64", "--svg", path); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Error("docs/streamk-q4K-h200.svg is not what explain --svg writes now; regenerate it (README.md says how)")
+	}
+	if len(want) > 200<<10 {
+		t.Errorf("docs/streamk-q4K-h200.svg has %d bytes, keep it under 200 KiB", len(want))
+	}
+}
+
+// splitArgs splits a command line at spaces, keeping double-quoted words together.
+func splitArgs(s string) []string {
+	var args []string
+	var cur strings.Builder
+	quoted, inWord := false, false
+	for _, r := range s {
+		switch {
+		case r == '"':
+			quoted, inWord = !quoted, true
+		case r == ' ' && !quoted:
+			if inWord {
+				args = append(args, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if inWord {
+		args = append(args, cur.String())
+	}
+	return args
+}
