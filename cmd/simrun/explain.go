@@ -32,12 +32,10 @@ adds which partial sums in which order. Last it says whether ggsim simulates the
 (AMD arithmetic and Blackwell's native FP4 MMA are explained but not simulated).
 
 flags:
-  --device NAME    a device of the catalog (simrun devices): H200, "H100 SXM", "H100 PCIe",
-                   A100, "RTX 4090", "RTX 3090", T4, V100, P100, P40, "RTX 5090", MI300X,
-                   "RX 7900 XTX" (case, spaces, '-' and '_' ignored: rtx4090)  [H200]
-  --type T         ggml type of the weights: q4_0, q4_1, q5_0, q5_1, q8_0, q1_0, q2_0,
-                   mxfp4, nvfp4, q2_K .. q6_K, iq1_s, iq1_m, iq2_xxs, iq2_xs, iq2_s,
-                   iq3_xxs, iq3_s, iq4_nl, iq4_xs, f32, f16, bf16  [q4_K]
+  --device NAME    a device of the catalog (simrun devices): {{devices}}
+                   (case, spaces, '-' and '_' ignored: rtx4090)  [H200]
+  --type T         ggml type of the weights, one the CUDA backend takes for MUL_MAT:
+                   {{types}}  [q4_K]
   --shape K,N,M    K values per weight row (ne00), N weight rows (ne01), M columns of
                    the activations (ne11; tokens for MUL_MAT_ID)  [4096,4096,1]
   --k, --n, --m    the same numbers one at a time (older spelling of --shape)
@@ -60,6 +58,49 @@ example:
 Exit status: 0 when explained (also when ggsim does not simulate the bits), 1 when the
 launch cannot be planned or the SVG cannot be written, 2 for a usage error.
 `
+
+// helpText is explainHelp with the catalog's devices and the types ggml's CUDA backend
+// accepts for MUL_MAT filled in.
+func helpText() string {
+	var devs, types []string
+	for _, d := range sim.Catalog() {
+		n := d.Name
+		if strings.Contains(n, " ") {
+			n = `"` + n + `"`
+		}
+		devs = append(devs, n)
+	}
+	for t := quant.Type(0); t < quant.TypeCount; t++ {
+		if t.Valid() && tiling.SupportsMulMat(t) {
+			types = append(types, t.String())
+		}
+	}
+	r := strings.NewReplacer("{{devices}}", wrap(devs, 61), "{{types}}", wrap(types, 19))
+	return r.Replace(explainHelp)
+}
+
+// wrap joins words with ", " into lines of at most 88 columns, the first starting at
+// column first, the others indented to column 19.
+func wrap(words []string, first int) string {
+	var sb strings.Builder
+	col := first
+	for i, w := range words {
+		if i > 0 {
+			sb.WriteString(",")
+			col++
+			if col+1+len(w) > 88 {
+				sb.WriteString("\n" + strings.Repeat(" ", 19))
+				col = 19
+			} else {
+				sb.WriteString(" ")
+				col++
+			}
+		}
+		sb.WriteString(w)
+		col += len(w)
+	}
+	return sb.String()
+}
 
 // probeLimit is the largest ne11 explain evaluates a dispatch predicate at to state its
 // threshold. ggml's thresholds are at most 256 columns (ggml_cuda_should_use_mmq on
@@ -366,7 +407,7 @@ func parseInts(s string, want int) ([]int64, error) {
 func cmdExplain(args []string, stdout, stderr io.Writer) int {
 	a, err := parseExplain(args)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, explainHelp)
+		fmt.Fprint(stdout, helpText())
 		return 0
 	}
 	if err != nil {

@@ -338,6 +338,11 @@ func TestExplainUsage(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "example:") || !strings.Contains(out, "all-to-one") || !strings.Contains(out, "--shape K,N,M") {
 		t.Errorf("-h: exit %d\n%s", code, out)
 	}
+	for _, d := range sim.Catalog() {
+		if !strings.Contains(out, d.Name) {
+			t.Errorf("-h does not list device %q", d.Name)
+		}
+	}
 	for _, args := range [][]string{
 		{"--shape", "4096,14336"},
 		{"--shape", "4096,x,8"},
