@@ -386,7 +386,7 @@ func parseExplain(args []string) (*explainArgs, error) {
 	return a, nil
 }
 
-// parseInts parses a comma-separated list of positive integers (want elements, or any
+// parseInts parses a comma-separated list of integers (want elements, or any
 // number if want < 0).
 func parseInts(s string, want int) ([]int64, error) {
 	parts := strings.Split(s, ",")
