@@ -80,11 +80,21 @@ func WriteSVG(w io.Writer, part Partition) error {
 		return fmt.Errorf("streamk: WriteSVG: %d tiles, at most %d can be drawn", part.NTiles, MaxSVGTiles)
 	}
 	const (
-		left, top, rowH, gap, width, right = 90.0, 40.0, 24.0, 4.0, 800.0, 320.0
+		left, top, rowH, gap, width = 90.0, 40.0, 24.0, 4.0, 800.0
+		charW                       = 7.0 // at least the advance of an 11 px monospace glyph
 	)
 	bpn := part.Params.BlocksPerTile
 	if bpn < 1 {
 		return fmt.Errorf("streamk: WriteSVG: partition has BlocksPerTile %d", bpn)
+	}
+	tiles := part.Tiles()
+	// The right margin holds the longest fixup label (TilePlan.Formula grows with the
+	// number of blocks a tile is split over).
+	right := 320.0
+	for _, tp := range tiles {
+		if tp.Fixup != nil {
+			right = max(right, 16+charW*float64(len(fixupLabel(tp))))
+		}
 	}
 	kw := width / float64(bpn)
 	height := top + float64(part.NTiles)*(rowH+gap) + 30
@@ -103,7 +113,7 @@ func WriteSVG(w io.Writer, part Partition) error {
 	fmt.Fprintf(bw, `<text x="4" y="16">%s</text>`+"\n", escape(title))
 	fmt.Fprintf(bw, `<text x="%.1f" y="32">k=0</text><text x="%.1f" y="32" text-anchor="end">k=%d</text>`+"\n",
 		left, left+width, bpn)
-	for _, tp := range part.Tiles() {
+	for _, tp := range tiles {
 		y := top + float64(tp.Index)*(rowH+gap)
 		fmt.Fprintf(bw, `<text x="4" y="%.1f">tile %d</text>`+"\n", y+rowH*0.7, tp.Index)
 		for _, s := range tp.Segments {
@@ -125,12 +135,17 @@ func WriteSVG(w io.Writer, part Partition) error {
 			fmt.Fprintf(bw, `<text x="%.2f" y="%.1f" text-anchor="middle">%d</text>`+"\n", x+wd/2, y+rowH*0.7, s.Block)
 		}
 		if tp.Fixup != nil {
-			fmt.Fprintf(bw, `<text x="%.1f" y="%.1f">fixup block %d: %s</text>`+"\n", left+width+8, y+rowH*0.7, tp.Fixup.Block, escape(tp.Formula()))
+			fmt.Fprintf(bw, `<text x="%.1f" y="%.1f">%s</text>`+"\n", left+width+8, y+rowH*0.7, escape(fixupLabel(tp)))
 		}
 	}
 	fmt.Fprintf(bw, `<text x="4" y="%.1f">solid: end segment to dst; dashed red: partial to fixup slot; grey: skipped empty tile; label: block</text>`+"\n", height-10)
 	bw.WriteString("</svg>\n")
 	return bw.Flush()
+}
+
+// fixupLabel is the text WriteSVG puts right of a split tile's row.
+func fixupLabel(tp TilePlan) string {
+	return fmt.Sprintf("fixup block %d: %s", tp.Fixup.Block, tp.Formula())
 }
 
 func escape(s string) string {

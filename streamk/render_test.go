@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -66,6 +67,16 @@ func TestWriteSVG(t *testing.T) {
 		}
 		if n := strings.Count(buf.String(), ">fixup block "); n != len(part.Fixups) {
 			t.Errorf("%d fixup labels for %d fixups", n, len(part.Fixups))
+		}
+		// Every fixup label fits in the picture at 7 px per character.
+		var w float64
+		if _, err := fmt.Sscanf(buf.String(), `<svg xmlns="http://www.w3.org/2000/svg" width="%g"`, &w); err != nil {
+			t.Fatal(err)
+		}
+		for _, tp := range part.Tiles() {
+			if tp.Fixup != nil && 898+7*float64(len(fixupLabel(tp))) > w {
+				t.Errorf("svg width %g: label %q does not fit", w, fixupLabel(tp))
+			}
 		}
 	}
 	big := Partition{NTiles: MaxSVGTiles + 1, Params: Params{BlocksPerTile: 1}}

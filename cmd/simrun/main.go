@@ -9,9 +9,11 @@
 // status is 0 only if every case passed; an unsupported case or an unreadable file is a
 // failure. With no file it verifies the golden samples embedded in the binary.
 //
-//	simrun explain --device H200 --type q4_K --k 4096 --n 14336 --m 8 [--experts E]
+//	simrun explain --device H200 --type q4_K --shape 4096,14336,512 [--experts E,U] [--json] [--svg FILE]
 //
-// explain says which kernel ggml dispatches the shape to on that device, and why.
+// explain says which kernel ggml dispatches the shape to on that device, and why (the
+// thresholds), and for mul_mat_q the J search, config row, tiles, stream-K partition and
+// fixup order; --svg draws the partition. simrun explain -h lists its flags.
 //
 //	simrun capture --ggml DIR --out FILE.gguf [--types ...] [--k K] [--n N] [--batches ...] [--moe E:U:T:B1,...]
 //
@@ -32,7 +34,8 @@ func main() {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, `usage:
   simrun verify [--json] [--no-fp64] [FILE.gguf ...]   verify golden files (default: the embedded samples)
-  simrun explain --device NAME --type T --m COLS [--k K --n N] [--experts E]
+  simrun explain --device NAME --type T --shape K,N,M [--experts E,U] [--json] [--svg FILE]
+                                                       why ggml runs the kernel it runs (-h: flags)
   simrun capture --ggml DIR --out FILE.gguf [--types T,...] [--k K --n N] [--batches 1,2,...] [--moe E:U:T:B1,...]
                                                        run cases on a ggml build (cuda tag) and write a golden file
   simrun devices                                       list the device catalog`)
