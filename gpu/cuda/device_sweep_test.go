@@ -132,9 +132,14 @@ func TestFTZBoundary(t *testing.T) {
 		t.Fatal(err)
 	}
 	var flat []uint32
-	bad := 0
+	bad, i := 0, 0
+	cases := TinyCases()
 	for k, qs := range [][][4]uint32{mul, fma} {
 		for _, q := range qs {
+			if [3]uint32{q[0], q[1], q[2]} != cases[i] {
+				t.Fatalf("case %d: the device made operands %#08x, TinyCases %#08x", i, q[:3], cases[i])
+			}
+			i++
 			flat = append(flat, q[:]...)
 			a, b, cc := math.Float32frombits(q[0]), math.Float32frombits(q[1]), math.Float32frombits(q[2])
 			want := sim.FMA(a, b, cc)

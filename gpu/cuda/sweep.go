@@ -3,6 +3,7 @@ package cuda
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"unsafe"
 
 	"github.com/ggsim/ggsim/f16"
@@ -123,6 +124,32 @@ const (
 	TinyMulCases = 256 * 64
 	TinyFMACases = 64 * 64 * 32
 )
+
+// TinyCases returns the (a, b, c) operand bits that kernels tiny_mul and tiny_fma
+// generate on the device, in the order of their outputs (the host's copy of the
+// kernels' arithmetic, so that the device test can check the device made the same cases):
+// TinyMulCases mul cases (c = -0) then TinyFMACases fma cases.
+func TinyCases() [][3]uint32 {
+	out := make([][3]uint32, 0, TinyMulCases+TinyFMACases)
+	for t := uint32(0); t < TinyMulCases; t++ {
+		k, d := t/64, t%64
+		inv := 1.0 / (1.0 + float64(k)/8388608.0)
+		ab := math.Float32bits(float32(inv)) - 32 + d
+		if ab > 0x3f7fffff {
+			ab = 0x3f7fffff - (ab - 0x3f7fffff)
+		}
+		out = append(out, [3]uint32{ab, 0x00800000 | k, 0x80000000})
+	}
+	for t := uint32(0); t < TinyFMACases; t++ {
+		ia, ib, dc := t/2048, (t/32)%64, t%32
+		ab := 0x3f800000 | (ia * 0x1f3d5b & 0x7fffff)
+		bb := 0x01000000 | (ib * 0x2b9f1 & 0x7fffff)
+		p := float64(math.Float32frombits(ab)) * float64(math.Float32frombits(bb)) // exact
+		c0 := float32(0x1p-126 - p)
+		out = append(out, [3]uint32{ab, bb, math.Float32bits(c0) + dc - 16})
+	}
+	return out
+}
 
 // LittleEndian returns the values of s as little-endian bytes: the format of the probe
 // files half_ops.bin (uint16), h2f.bin and tiny.bin (uint32) that package sim's

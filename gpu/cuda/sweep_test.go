@@ -2,6 +2,8 @@ package cuda
 
 import (
 	"encoding/binary"
+	"math"
+	"math/big"
 	"strings"
 	"testing"
 
@@ -30,8 +32,7 @@ func TestSweepStat(t *testing.T) {
 	if s.Mismatches != 20 || !s.SawNaN || s.FirstNaN != 0x7fffffff || len(s.Examples) != 16 {
 		t.Fatalf("%+v", s)
 	}
-	if !strings.Contains(s.String(), "20 mismatches, first NaN result 0x7fffffff [in=0000000000") &&
-		!strings.Contains(s.String(), "20 mismatches, first NaN result 0x7fffffff [in=0x000000") {
+	if want := "x, all 2^32 inputs: 20 mismatches, first NaN result 0x7fffffff [in=0x00000000 got=0x00000001 want=0x00000002] [in=0x00000001 "; !strings.HasPrefix(s.String(), want) {
 		t.Fatalf("String: %s", s)
 	}
 	// Fewer mismatches than claimed slots: only the recorded ones; no NaN seen.
@@ -88,6 +89,36 @@ func TestHalfOpsRef(t *testing.T) {
 		if r := HalfOpsRef(x[0], x[1], x[2]); r[4] != uint16(p.Hi) || r[2] != uint16(p.Lo) {
 			t.Fatalf("%04x: %04x, Mul2 %04x", x, r, p)
 		}
+	}
+}
+
+// The FTZ cases lie next to 2^-126: every exact product (mul) or a*b+c (fma) is within
+// 2^-140 of it, and both sides of it occur.
+func TestTinyCases(t *testing.T) {
+	cs := TinyCases()
+	if len(cs) != TinyMulCases+TinyFMACases {
+		t.Fatalf("%d cases", len(cs))
+	}
+	var below, above int
+	for i, c := range cs {
+		a, b, cc := new(big.Float).SetFloat64(float64(math.Float32frombits(c[0]))), new(big.Float).SetFloat64(float64(math.Float32frombits(c[1]))), new(big.Float).SetFloat64(float64(math.Float32frombits(c[2])))
+		if math.Float32frombits(c[1]) < 0x1p-126 || math.Float32frombits(c[0]) >= 2 {
+			t.Fatalf("case %d: operands %#08x", i, c)
+		}
+		v := new(big.Float).SetPrec(200).Mul(a, b)
+		v.Add(v, cc)
+		d := new(big.Float).SetPrec(200).Sub(v, big.NewFloat(0x1p-126))
+		if d.Abs(d).Cmp(big.NewFloat(0x1p-140)) > 0 {
+			t.Fatalf("case %d %#08x: a*b+c = %g is not next to 2^-126", i, c, v)
+		}
+		if v.Cmp(big.NewFloat(0x1p-126)) < 0 {
+			below++
+		} else {
+			above++
+		}
+	}
+	if below < 1000 || above < 1000 {
+		t.Fatalf("%d below and %d at or above 2^-126", below, above)
 	}
 }
 
