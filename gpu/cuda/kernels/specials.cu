@@ -16,7 +16,9 @@ extern "C" __global__ void float_specials(unsigned int *o, const float *in) {
     o[4] = __float_as_uint(fminf(nz, pz));
     o[5] = __float_as_uint(n1 + one);
     o[6] = __float_as_uint(inf - inf);
-    asm("mul.ftz.f32 %0, %1, %2;" : "=f"(f) : "f"(t1), "f"(t2)); // (1-2^-24)*2^-126: rounds to 2^-126
+    // (1-2^-24)*2^-126 = 2^-126 - 2^-150: with gradual underflow a tie that rounds to
+    // 2^-126 (normal); rounded to 24 bits first it stays below 2^-126 and is flushed (sim).
+    asm("mul.ftz.f32 %0, %1, %2;" : "=f"(f) : "f"(t1), "f"(t2));
     o[7] = __float_as_uint(f);
     asm("fma.rn.ftz.f32 %0, %1, %2, %3;" : "=f"(f) : "f"(t1), "f"(t2), "f"(nz));
     o[8] = __float_as_uint(f);
