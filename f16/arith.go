@@ -124,7 +124,7 @@ type Half2 struct {
 // MakeHalf2 returns the two float32 values converted as the GPU converts them for
 // make_half2 of two floats or __floats2half2_rn (two cvt.rn.f16.f32): FromFloat32,
 // except that every NaN becomes CanonicalNaN 0x7fff (measured for __float2half on an
-// H200, see sim/testdata/devprobe; FromFloat32 keeps a NaN's sign and payload).
+// H200, see sim/testdata/h200-probes; FromFloat32 keeps a NaN's sign and payload).
 func MakeHalf2(lo, hi float32) Half2 { return Half2{fromFloat32GPU(lo), fromFloat32GPU(hi)} }
 
 func fromFloat32GPU(f float32) Half {

@@ -12,15 +12,21 @@ import (
 	"github.com/ggsim/ggsim/internal/bigref"
 )
 
-// TestDeviceProbeHalfOps compares the binary16 results written by
-// testdata/devprobe/probe.cu (half_ops.bin, h2f.bin) with package f16 and H2F. It needs
-// the probe's output folder in GGSIM_DEVPROBE_OUT and is skipped without it.
+// The device probes' output files: gpu/cuda's device tests (build tag cuda) write
+// half_ops.bin, h2f.bin (TestHalfScalar) and tiny.bin (TestFTZBoundary) into
+// $GGSIM_GPU_OUT; these tests read them from $GGSIM_DEVPROBE_OUT and compare them with
+// the models here (testdata/h200-probes/README.md has the recorded results and the steps).
+const devprobeSkip = "GGSIM_DEVPROBE_OUT not set (the GGSIM_GPU_OUT folder of a gpu/cuda device run, testdata/h200-probes/README.md)"
+
+// TestDeviceProbeHalfOps compares the binary16 results of gpu/cuda's half_ops and h2f_all
+// probes (half_ops.bin, h2f.bin) with package f16 and H2F. It needs the probe's output
+// folder in GGSIM_DEVPROBE_OUT and is skipped without it.
 func TestDeviceProbeHalfOps(t *testing.T) {
 	dir := os.Getenv("GGSIM_DEVPROBE_OUT")
 	if dir == "" {
-		t.Skip("GGSIM_DEVPROBE_OUT not set (folder with the output of testdata/devprobe/probe.cu)")
+		t.Skip(devprobeSkip)
 	}
-	// must match probe.cu's bs[] and cs[]
+	// must match gpu/cuda's HalfOpsB and HalfOpsC (the operands the probe ran with)
 	bs := []f16.Half{0x0000, 0x8000, 0x0001, 0x83ff, 0x0400, 0x3c00, 0xbc00, 0x3c01, 0x3800, 0x4200, 0x7bff, 0x5140, 0x1400, 0xc4d2, 0x7c00, 0x7e00}
 	cs := []f16.Half{0x8001, 0x0400, 0x3c00, 0xd140, 0x3555, 0x7bff, 0x0000, 0x8000, 0x0001, 0xbc00, 0xfbff, 0x1400, 0x3c01, 0x0200, 0xfc00, 0x3c00}
 	raw, err := os.ReadFile(filepath.Join(dir, "half_ops.bin"))
@@ -61,7 +67,7 @@ func TestDeviceProbeHalfOps(t *testing.T) {
 	t.Logf("%d mismatches in %d half results and 65536 conversions", bad, 16*65536*5)
 }
 
-// TestDeviceProbeTiny reads tiny.bin from the probe (mul.ftz and fma.rn.ftz whose exact
+// TestDeviceProbeTiny reads tiny.bin of gpu/cuda's ProbeTiny (mul.ftz and fma.rn.ftz whose exact
 // result is near 2^-126) and counts, for three flush models, the cases each gets wrong:
 // "exact" flushes when the exact result is below 2^-126; "unbounded" when the result
 // rounded to 24 bits with unbounded exponent is; "gradual" when the IEEE result (with
@@ -69,7 +75,7 @@ func TestDeviceProbeHalfOps(t *testing.T) {
 func TestDeviceProbeTiny(t *testing.T) {
 	dir := os.Getenv("GGSIM_DEVPROBE_OUT")
 	if dir == "" {
-		t.Skip("GGSIM_DEVPROBE_OUT not set (folder with the output of testdata/devprobe/probe.cu)")
+		t.Skip(devprobeSkip)
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, "tiny.bin"))
 	if err != nil {

@@ -64,7 +64,8 @@
 //     docs/arithmetic.md, "Build flags") and PTX semantics.
 //   - MUFU.RCP: the shared table, measured on an H200 (sm_90), CUDA 13.0, driver
 //     580.159.04.
-//   - Measured with testdata/devprobe (own CUDA probe; README there) on an H200, driver
+//   - Measured with the project's former nvcc probe on an H200 on 2026-11-29 (record and
+//     the gpu/cuda probes that now measure each item: testdata/h200-probes), driver
 //     580.159.04, nvcc 13.0 V13.0.88, -arch=sm_90 -use_fast_math: the Rcp model for all
 //     2^32 inputs including other binades; x/127.0f = FMUL.FTZ by 0x3c010204 (SASS and all
 //     2^32 inputs); a/b = MUFU.RCP + FMUL.FTZ (SASS; all b for eight a); roundf for all

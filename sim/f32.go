@@ -7,7 +7,7 @@ import (
 )
 
 // CanonicalNaN32 is the bits of the NaN the GPU's float32 arithmetic returns for every
-// NaN result (NVIDIA: 0x7fffffff; seen by testdata/devprobe for FADD, rcp, division,
+// NaN result (NVIDIA: 0x7fffffff; seen by testdata/h200-probes for FADD, rcp, division,
 // roundf, fabsf, fmaxf of two NaNs and half->float). The functions here return it for
 // every NaN result.
 const CanonicalNaN32 uint32 = 0x7fffffff
@@ -57,7 +57,7 @@ const tinyEdge = 0x1p-126 - 0x1p-151
 // This differs from flushing Go's IEEE product only for exact products in
 // [2^-126 - 2^-150, 2^-126 - 2^-151), which IEEE gradual underflow rounds up to 2^-126
 // and the GPU flushes (e.g. (1-2^-24) * 2^-126 gives 0). Measured on an H200 with
-// testdata/devprobe (mul.ftz and fma.rn.ftz near 2^-126: 147,456 cases, all as modelled;
+// testdata/h200-probes (mul.ftz and fma.rn.ftz near 2^-126: 147,456 cases, all as modelled;
 // flushing the exact value or the IEEE value each disagree with the GPU on hundreds).
 func Mul(a, b float32) float32 {
 	a, b = FTZ(a), FTZ(b)
@@ -157,7 +157,7 @@ func ftzNaNKeepSub(x float32) float32 {
 
 // FMaxf returns fmaxf(a, b) as max.ftz.f32 computes it: both operands are flushed, a NaN
 // operand is ignored (IEEE 754-2008 maxNum), two NaNs give CanonicalNaN32, and +0 is taken
-// as larger than -0 (all four seen on an H200 by testdata/devprobe: fmaxf(±0, ∓0) = +0,
+// as larger than -0 (all four seen on an H200 by testdata/h200-probes: fmaxf(±0, ∓0) = +0,
 // fmaxf(subnormal, 0) = +0, fmaxf(NaN, 1) = 1, fmaxf(NaN, NaN') = 0x7fffffff).
 //
 // Go's math.Max propagates NaN and must not be used for fmaxf.
@@ -210,7 +210,7 @@ func FMinf(a, b float32) float32 {
 }
 
 // Abs returns fabsf(x) as the GPU computes it under -use_fast_math: the sign bit cleared
-// after FTZ; a NaN gives CanonicalNaN32 (measured with testdata/devprobe: fabsf of
+// after FTZ; a NaN gives CanonicalNaN32 (measured with testdata/h200-probes: fabsf of
 // 0xffc00002 gave 0x7fffffff).
 func Abs(x float32) float32 {
 	if x != x {
@@ -230,7 +230,7 @@ func Neg(x float32) float32 {
 
 // RoundF returns roundf(x): the nearest integer, halfway cases away from zero, as CUDA
 // documents roundf (exact). A subnormal x gives the zero of its sign (FTZ); ±0 and ±Inf
-// are returned unchanged; a NaN gives CanonicalNaN32. testdata/devprobe compared this with
+// are returned unchanged; a NaN gives CanonicalNaN32. testdata/h200-probes compared this with
 // roundf compiled with -use_fast_math on an H200 for all 2^32 inputs: no mismatch.
 func RoundF(x float32) float32 {
 	x = FTZ(x)
@@ -251,7 +251,7 @@ func I2F(n int32) float32 { return float32(n) }
 // 32-bit integer (cvt.rzi.s32.f32: truncation toward zero, clamped to the int32 range,
 // NaN -> 0) and stores the low byte. So values in [-128, 127] convert exactly, larger
 // values wrap (128 -> -128, 200 -> -56, +Inf -> -1, -Inf -> 0) and NaN gives 0.
-// Measured with testdata/devprobe on an H200 (nvcc 13.0, sm_90, -use_fast_math). The
+// Measured with testdata/h200-probes on an H200 (nvcc 13.0, sm_90, -use_fast_math). The
 // kernels only convert values in [-127, 127] or NaN.
 func F2I8(v float32) int8 { return int8(F2I32RZ(v)) }
 
@@ -272,7 +272,7 @@ func F2I32RZ(v float32) int32 {
 // F2H returns f2h(x) = __float2half(x) (cvt.rn.f16.f32): round to nearest even, binary16
 // subnormals produced, overflow to ±Inf (f16.FromFloat32), and every NaN (either sign,
 // any payload) gives f16.CanonicalNaN 0x7fff — unlike f16.FromFloat32, which keeps the
-// sign and payload. testdata/devprobe compared this with __float2half on an H200 for all
+// sign and payload. testdata/h200-probes compared this with __float2half on an H200 for all
 // 2^32 inputs: no mismatch.
 func F2H(x float32) f16.Half {
 	if x != x {
@@ -283,7 +283,7 @@ func F2H(x float32) f16.Half {
 
 // H2F returns the exact float32 value of h (__half2float, cvt.f32.f16). A NaN gives
 // CanonicalNaN32 (all 65536 halves compared with __half2float on an H200 by
-// testdata/devprobe: no mismatch).
+// testdata/h200-probes: no mismatch).
 func H2F(h f16.Half) float32 { return h2fTab[h] }
 
 // h2fTab[h] is H2F(h) for every binary16 h, tabulated because the kernels convert several

@@ -58,7 +58,7 @@ func refOp32(op byte, a, b, c float32) float32 {
 // refFast is the fast-math version: operands flushed; the exact result rounded to a
 // 24-bit significand with unbounded exponent (math/big) and flushed to a signed zero if
 // that is below 2^-126 (the GPU's tininess-after-rounding flush, measured by
-// testdata/devprobe), else rounded as IEEE (which then gives the same value, or ±Inf).
+// testdata/h200-probes), else rounded as IEEE (which then gives the same value, or ±Inf).
 func refFast(op byte, a, b, c float32) float32 {
 	a, b, c = refFTZ(a), refFTZ(b), refFTZ(c)
 	if !finite(a, b, c) {
@@ -498,7 +498,7 @@ func TestI2F(t *testing.T) {
 }
 
 // TestF2I8: in range exact; out of range the low byte of the saturated int32 (values
-// measured on the H200 by testdata/devprobe for NaN, ±Inf, 127.5, 128, 200, -129, -300).
+// measured on the H200 by testdata/h200-probes for NaN, ±Inf, 127.5, 128, 200, -129, -300).
 func TestF2I8(t *testing.T) {
 	cases := []struct {
 		v float32

@@ -48,7 +48,7 @@ func rcpSignificand(i uint32) uint32 {
 //
 // The table was measured for m in [1,2) only. That other binades scale exactly
 // (rcp(m·2^e) = rcp(m)·2^-e, flushed below 2^-126) was an assumption in
-// shared/mufu/README.md; testdata/devprobe checked this whole model against
+// shared/mufu/README.md; testdata/h200-probes checked this whole model against
 // rcp.approx.ftz.f32 on an H200 (driver 580.159.04, CUDA 13.0) for all 2^32 inputs with no
 // mismatch (NaN results 0x7fffffff), and the [1,2) results against the embedded table
 // with no mismatch.
@@ -74,7 +74,7 @@ func Rcp(x float32) float32 {
 }
 
 // Div returns the fast-math quotient a/b = Mul(a, Rcp(b)): nvcc -use_fast_math compiles
-// a/b to MUFU.RCP then FMUL.FTZ (SASS read by testdata/devprobe, nvcc 13.0, sm_90), and
+// a/b to MUFU.RCP then FMUL.FTZ (SASS read by testdata/h200-probes, nvcc 13.0, sm_90), and
 // a/b gave the same bits as mul.ftz(a, rcp.approx.ftz(b)) for every float32 b with a in
 // {1, 3, 0.7, 100, -5.5, 1e-30, 1e30, 127}, and for 127.0f/b (H200).
 func Div(a, b float32) float32 { return Mul(a, Rcp(b)) }
@@ -90,7 +90,7 @@ func RcpRN(x float32) float32 {
 }
 
 // Inv127Bits is the bits of the float32 constant K by which x/127.0f is multiplied under
-// -use_fast_math: 0x3C010204 = RN(1/127). Confirmed with testdata/devprobe (nvcc 13.0,
+// -use_fast_math: 0x3C010204 = RN(1/127). Confirmed with testdata/h200-probes (nvcc 13.0,
 // sm_90): x/127.0f compiles to FMUL.FTZ by the immediate 0x3c010204 and equals
 // mul.ftz(x, K) for all 2^32 x on an H200. That quantize_q8_1's own SASS uses the same
 // constant (same compiler, same expression) is expected but was not read from a ggml

@@ -26,6 +26,12 @@ type DeviceInfo struct {
 	WarpSize int    // CU_DEVICE_ATTRIBUTE_WARP_SIZE
 	TotalMem uint64 // bytes, cuDeviceTotalMem_v2
 
+	// SmemPerBlock and SmemPerBlockOptin are the shared memory a block may use without
+	// and with opting in, in bytes (ggml's smpb and smpbo: sharedMemPerBlock and
+	// sharedMemPerBlockOptin; CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK[_OPTIN]).
+	SmemPerBlock      int
+	SmemPerBlockOptin int
+
 	// DriverAPI is cuDriverGetVersion: 1000*major + 10*minor of the CUDA version the
 	// driver supports, e.g. 13000.
 	DriverAPI int
@@ -47,8 +53,8 @@ func (d DeviceInfo) Arch() string { return fmt.Sprintf("sm_%d%d", d.Major, d.Min
 
 // String is a one-line description.
 func (d DeviceInfo) String() string {
-	s := fmt.Sprintf("%s (device %d, cc %d.%d, %d SMs, warp %d, %.1f GiB; driver %s, CUDA driver API %d.%d",
-		d.Name, d.Ordinal, d.Major, d.Minor, d.SMCount, d.WarpSize, float64(d.TotalMem)/(1<<30),
+	s := fmt.Sprintf("%s (device %d, cc %d.%d, %d SMs, warp %d, smpb %d, smpbo %d, %.1f GiB; driver %s, CUDA driver API %d.%d",
+		d.Name, d.Ordinal, d.Major, d.Minor, d.SMCount, d.WarpSize, d.SmemPerBlock, d.SmemPerBlockOptin, float64(d.TotalMem)/(1<<30),
 		orUnknown(d.Driver), d.DriverAPI/1000, (d.DriverAPI%1000)/10)
 	if d.NVRTCPath != "" {
 		s += fmt.Sprintf("; NVRTC %d.%d from %s", d.NVRTC[0], d.NVRTC[1], d.NVRTCPath)

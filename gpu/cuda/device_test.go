@@ -92,7 +92,8 @@ func TestDeviceInfo(t *testing.T) {
 	c := gpu(t)
 	d := c.Info()
 	report(t, "device: %v", d)
-	if d.Name == "" || d.Major <= 0 || d.SMCount <= 0 || d.WarpSize != 32 || d.DriverAPI <= 0 {
+	if d.Name == "" || d.Major <= 0 || d.SMCount <= 0 || d.WarpSize != 32 || d.DriverAPI <= 0 ||
+		d.SmemPerBlock <= 0 || d.SmemPerBlockOptin < d.SmemPerBlock {
 		t.Fatalf("implausible device info %+v", d)
 	}
 	q, err := QueryDevice(Options{})

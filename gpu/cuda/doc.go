@@ -28,9 +28,22 @@
 //     mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32.
 //   - ProbeRound / ProbeRoundAll: roundf and (int8_t) roundf as ggml's activation
 //     quantizers write them, on a sweep and over all 2^32 float32.
+//   - ProbeRcpAll, ProbeDiv127All, ProbeDivAll, ProbeDiv127NumAll, ProbeF2HAll: all 2^32
+//     inputs of rcp, x/127.0f, a/b, 127.0f/b and __float2half against the modelled PTX
+//     computed on the device (a Sweep: mismatch count and examples).
+//   - ProbeHalfOps, ProbeH2FAll, ProbeHalfSpecials: cuda_fp16.h's scalar __hadd, __hsub,
+//     __hmul, __hfma, __hmul2 for every half against HalfOpsB/HalfOpsC, __half2float of
+//     every half, and NaN cases (reference: HalfOpsRef, package f16).
+//   - ProbeFloatSpecials (FloatSpecials), ProbeBytePerm, ProbeTiny: fmaxf/fminf/fabsf and
+//     NaN arithmetic, __byte_perm, mul.ftz/fma.rn.ftz next to 2^-126 (compared with
+//     package sim by the device tests).
 //
-// What the probes measured on an H200 (driver 580.159.04, CUDA 13.0) is recorded in
-// gpu/testdata/README.md; MeasuredInt8 and the doc comments cite it.
+// These last three groups were ported on 2026-12-02 from the project's former nvcc probe
+// (sim/testdata/devprobe/probe.cu) and have not run on a device yet; the nvcc probe's H200
+// results and the map from each of its checks to the probe here are in
+// sim/testdata/h200-probes/README.md. What the other probes measured on an H200 (driver
+// 580.159.04, CUDA 13.0) is recorded in gpu/testdata/README.md; MeasuredInt8 and the doc
+// comments cite it.
 //
 // Errors. A failed driver call is a *DriverError naming the entry point and the
 // CUresult with its cuGetErrorName/cuGetErrorString; it matches ErrOutOfMemory,

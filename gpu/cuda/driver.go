@@ -97,10 +97,12 @@ const Built = true
 
 // CUdevice_attribute values (cuda.h).
 const (
-	attrWarpSize = 10
-	attrSMCount  = 16
-	attrCCMajor  = 75
-	attrCCMinor  = 76
+	attrSmemPerBlock      = 8 // CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
+	attrWarpSize          = 10
+	attrSMCount           = 16
+	attrCCMajor           = 75
+	attrCCMinor           = 76
+	attrSmemPerBlockOptin = 97 // CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
 )
 
 // driver holds the resolved driver entry points.
@@ -208,7 +210,8 @@ func (d *driver) deviceInfo(ordinal int) (DeviceInfo, error) {
 	for _, a := range []struct {
 		attr int
 		dst  *int
-	}{{attrCCMajor, &info.Major}, {attrCCMinor, &info.Minor}, {attrSMCount, &info.SMCount}, {attrWarpSize, &info.WarpSize}} {
+	}{{attrCCMajor, &info.Major}, {attrCCMinor, &info.Minor}, {attrSMCount, &info.SMCount}, {attrWarpSize, &info.WarpSize},
+		{attrSmemPerBlock, &info.SmemPerBlock}, {attrSmemPerBlockOptin, &info.SmemPerBlockOptin}} {
 		var v C.int
 		if err := d.check("cuDeviceGetAttribute", C.g_cuDeviceGetAttribute(d.fn["cuDeviceGetAttribute"], &v, C.int(a.attr), dev)); err != nil {
 			return info, fmt.Errorf("attribute %d: %w", a.attr, err)

@@ -26,7 +26,7 @@ int cuDeviceGetCount(int *n) { *n = 1; return 0; }
 int cuDeviceGet(int *d, int o) { if (o != 0) return 101; *d = 0; return 0; }
 int cuDeviceGetName(char *s, int n, int d) { strncpy(s, "Fake H200", n); return 0; }
 int cuDeviceGetAttribute(int *v, int a, int d) {
-	switch (a) { case 75: *v = 9; return 0; case 76: *v = 0; return 0; case 16: *v = 132; return 0; case 10: *v = 32; return 0; }
+	switch (a) { case 75: *v = 9; return 0; case 76: *v = 0; return 0; case 16: *v = 132; return 0; case 10: *v = 32; return 0; case 8: *v = 49152; return 0; case 97: *v = 232448; return 0; }
 	return 1;
 }
 int cuDeviceTotalMem_v2(size_t *b, int d) { *b = (size_t)141 << 30; return 0; }
@@ -38,7 +38,7 @@ int cuCtxSynchronize(void) { return 0; }
 int cuModuleLoadData(void **m, const void *img) { *m = strdup((const char *)img); return 0; }
 int cuModuleUnload(void *m) { free(m); return 0; }
 int cuModuleGetFunction(void **f, void *m, const char *name) {
-	if (strcmp(name, "dp4a_s32") && strcmp(name, "scale")) return 500;
+	if (strcmp(name, "dp4a_s32") && strcmp(name, "scale") && strcmp(name, "rcp_all")) return 500;
 	*f = strdup(name); return 0;
 }
 int cuMemAlloc_v2(dptr *p, size_t n) { if (n > ((size_t)1 << 40)) return 2; *p = (dptr)(uintptr_t)malloc(n); return 0; }
@@ -63,6 +63,13 @@ int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, 
 	if (!strcmp((const char *)f, "scale")) { // scale(float *x, float f, unsigned long long n, int add)
 		float *x = *(float **)p[0]; float fac = *(float *)p[1]; unsigned long long cnt = *(unsigned long long *)p[2]; int add = *(int *)p[3];
 		for (unsigned long long i = 0; i < cnt; i++) x[i] = x[i] * fac + (float)add;
+		return 0;
+	}
+	if (!strcmp((const char *)f, "rcp_all")) { // a sweep's statistics block (struct ggsim_stat)
+		struct { unsigned long long mism, nan; unsigned ex_n, pad, ex[16][3]; } *st = *(void **)p[0];
+		if (st->mism != 0 || st->ex_n != 0) return 1; // the probe must clear it
+		st->mism = 3; st->nan = (1ULL << 32) | 0x7fffffffu; st->ex_n = 2;
+		for (unsigned k = 0; k < 2; k++) for (unsigned j = 0; j < 3; j++) st->ex[k][j] = 10 * k + j;
 		return 0;
 	}
 	return 98;
@@ -103,7 +110,8 @@ func TestFakeDriver(t *testing.T) {
 	}
 	defer c.Close()
 	d := c.Info()
-	if d.Name != "Fake H200" || d.CC() != 900 || d.SMCount != 132 || d.WarpSize != 32 || d.DriverAPI != 13000 || d.TotalMem != 141<<30 {
+	if d.Name != "Fake H200" || d.CC() != 900 || d.SMCount != 132 || d.WarpSize != 32 || d.DriverAPI != 13000 || d.TotalMem != 141<<30 ||
+		d.SmemPerBlock != 49152 || d.SmemPerBlockOptin != 232448 {
 		t.Fatalf("info %+v", d)
 	}
 	if _, err := QueryDevice(Options{DriverLib: lib, Device: 3}); !errors.Is(err, ErrNoDevice) {
@@ -220,5 +228,24 @@ func TestFakeDriverProbeDp4a(t *testing.T) {
 	}
 	if c.Info().NVRTCPath == "" || c.Info().NVRTC[0] == 0 {
 		t.Fatalf("NVRTC not recorded: %+v", c.Info())
+	}
+}
+
+// A sweep's statistics block travels from the (fake) device into a Sweep: the layout of
+// struct ggsim_stat and sweepStat agree, and the block is cleared before the launch.
+func TestFakeDriverProbeSweep(t *testing.T) {
+	nvrtcOrSkip(t)
+	c, err := Open(Options{DriverLib: fakeDriver(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.ProbeRcpAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Mismatches != 3 || !s.SawNaN || s.FirstNaN != 0x7fffffff || len(s.Examples) != 2 ||
+		s.Examples[0] != [3]uint32{0, 1, 2} || s.Examples[1] != [3]uint32{10, 11, 12} {
+		t.Fatalf("sweep %+v", s)
 	}
 }

@@ -4,8 +4,6 @@ package cuda
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"unsafe"
 )
 
@@ -211,18 +209,7 @@ func (c *Context) ProbeHalf2(a, b, cc []uint32) (add, mul, fma []uint32, err err
 // $CUDA_HOME/include, $CUDA_PATH/include and /usr/local/cuda/include that holds it is
 // passed as an include path; without one, the NVRTC compile error is returned.
 func (c *Context) ProbeHalf2Intrinsics(a, b, cc []uint32) (add, mul, fma []uint32, err error) {
-	var extra []string
-	for _, dir := range []string{os.Getenv("CUDA_HOME"), os.Getenv("CUDA_PATH"), "/usr/local/cuda"} {
-		if dir == "" {
-			continue
-		}
-		inc := filepath.Join(dir, "include")
-		if _, err := os.Stat(filepath.Join(inc, "cuda_fp16.h")); err == nil {
-			extra = []string{"--include-path=" + inc}
-			break
-		}
-	}
-	return c.half2("half2_intrinsics.cu", "half2_intrinsics", extra, a, b, cc)
+	return c.half2("half2_intrinsics.cu", "half2_intrinsics", fp16Include(), a, b, cc)
 }
 
 func (c *Context) half2(file, name string, extra []string, a, b, cc []uint32) (add, mul, fma []uint32, err error) {

@@ -129,3 +129,36 @@ func (c *Context) ProbeRound(x []float32) (r []float32, q8, q4 []int8, err error
 
 // ProbeRoundAll returns ErrNotBuilt.
 func (c *Context) ProbeRoundAll() (RoundAll, error) { return RoundAll{}, notBuilt() }
+
+// ProbeRcpAll returns ErrNotBuilt.
+func (c *Context) ProbeRcpAll() (Sweep, error) { return Sweep{}, notBuilt() }
+
+// ProbeDiv127All returns ErrNotBuilt.
+func (c *Context) ProbeDiv127All() (Sweep, error) { return Sweep{}, notBuilt() }
+
+// ProbeDivAll returns ErrNotBuilt.
+func (c *Context) ProbeDivAll(a float32) (Sweep, error) { return Sweep{}, notBuilt() }
+
+// ProbeDiv127NumAll returns ErrNotBuilt.
+func (c *Context) ProbeDiv127NumAll() (Sweep, error) { return Sweep{}, notBuilt() }
+
+// ProbeF2HAll returns ErrNotBuilt.
+func (c *Context) ProbeF2HAll() (Sweep, error) { return Sweep{}, notBuilt() }
+
+// ProbeHalfOps returns ErrNotBuilt.
+func (c *Context) ProbeHalfOps(bs, cs []uint16) ([]uint16, error) { return nil, notBuilt() }
+
+// ProbeH2FAll returns ErrNotBuilt.
+func (c *Context) ProbeH2FAll() ([]uint32, error) { return nil, notBuilt() }
+
+// ProbeHalfSpecials returns ErrNotBuilt.
+func (c *Context) ProbeHalfSpecials() ([]uint16, error) { return nil, notBuilt() }
+
+// ProbeFloatSpecials returns ErrNotBuilt.
+func (c *Context) ProbeFloatSpecials() ([]uint32, error) { return nil, notBuilt() }
+
+// ProbeBytePerm returns ErrNotBuilt.
+func (c *Context) ProbeBytePerm(x, y, s []uint32) ([]uint32, error) { return nil, notBuilt() }
+
+// ProbeTiny returns ErrNotBuilt.
+func (c *Context) ProbeTiny() (mul, fma [][4]uint32, err error) { return nil, nil, notBuilt() }
