@@ -10,4 +10,13 @@
 // TURING_MMA_AVAILABLE (ampere config table, FAST_FP16_AVAILABLE). Its float orders
 // are predicted from the source by LLVM's contraction rule and not yet checked against
 // GPU output.
+//
+// MulMatID is mul_mat_q in MUL_MAT_ID mode (ggml_cuda_mul_mat_q with ids, more than 8
+// tokens), on either path: the routing of package moe (mm_ids_helper), the activations
+// quantized in the compact expert-sorted column order, one launch channel per expert,
+// tiles (it, jt, expert) over the expert's columns, empty tiles skipped in place in the
+// stream-K partition (streamk's ExpertCols), the stores and fixup adds through ids_dst.
+// Checked against the H200 golden MUL_MAT_ID cases of 40 tokens (int8-MMA path) and 500
+// random cases of the H200 dp4a build (gpu/testdata/h200-cuda13-sweep). Not modelled:
+// native FP4 (Blackwell) and non-contiguous tensors.
 package mmq
