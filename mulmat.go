@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ggsim/ggsim/internal/errs"
+	"github.com/ggsim/ggsim/moe"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
 	"github.com/ggsim/ggsim/sim/mmq"
@@ -239,5 +240,13 @@ func mmqMulMat(dev sim.Device, w Weights, b []float32, M int, c *config, tr *Tra
 }
 
 func mmqMulMatID(dev sim.Device, w Weights, b []float32, B1, T int, ids []int32, U int, c *config, tr *Trace) ([]float32, error) {
-	return nil, fmt.Errorf("%w: mul_mat_q in MUL_MAT_ID mode", ErrNotSimulated)
+	r, err := moe.Route(ids, T, U, w.E, B1)
+	if err != nil {
+		return nil, err
+	}
+	p, err := mmq.MakePlanID(dev, w.Type, w.K, w.N, r)
+	if err != nil {
+		return nil, err
+	}
+	return mmq.MulMatID(dev, w.Type, w.Data, w.K, w.N, w.E, b, B1, T, ids, U, p)
 }

@@ -114,9 +114,9 @@ func TestMulMatDispatches(t *testing.T) {
 	sameBits(t, "MulMatID vs mmvq.MulMatID", got.Out, wantID)
 }
 
-// TestMulMatUnsupported: where ggml dispatches to a kernel ggsim does not simulate (MMQ,
-// cuBLAS) or a device whose arithmetic it does not model, the error wraps
-// errors.ErrUnsupported and names the kernel; the decision is still returned.
+// TestMulMatUnsupported: where ggml dispatches to a kernel ggsim does not simulate
+// (cuBLAS), for a routing or a device whose arithmetic it does not model, the error
+// wraps errors.ErrUnsupported; the decision is still returned.
 func TestMulMatUnsupported(t *testing.T) {
 	dev := h200(t)
 	r := rand.New(rand.NewPCG(3, 4))
@@ -126,11 +126,17 @@ func TestMulMatUnsupported(t *testing.T) {
 	if err != nil || res.Decision.Kernel != tiling.KernelMMQ || len(res.Out) != 2*9 {
 		t.Errorf("9 columns: %v, decision %+v", err, res.Decision)
 	}
+	// MMQ in MUL_MAT_ID mode is simulated: 9 tokens give bits. A token that names one
+	// expert in two slots (ggml's routing leaves a dst column unwritten) is not modelled.
 	we := weights(t, quant.Q4_K, 256, 2, 4, r)
 	ids := make([]int32, 9)
 	res, err = ggsim.MulMatID(dev, we, acts(256*9, r), 1, 9, ids, 1)
-	if !errors.Is(err, errors.ErrUnsupported) || res.Decision.Kernel != tiling.KernelMMQ {
+	if err != nil || res.Decision.Kernel != tiling.KernelMMQ || len(res.Out) != 2*9 {
 		t.Errorf("9 tokens: %v, decision %+v", err, res.Decision)
+	}
+	res, err = ggsim.MulMatID(dev, we, acts(256*9, r), 1, 9, make([]int32, 18), 2)
+	if !errors.Is(err, errors.ErrUnsupported) || res.Decision.Kernel != tiling.KernelMMQ {
+		t.Errorf("9 tokens naming expert 0 twice: %v, decision %+v", err, res.Decision)
 	}
 	f16 := ggsim.Weights{Type: quant.F16, K: 32, N: 1, Data: make([]byte, 64)}
 	if _, err := ggsim.MulMat(dev, f16, make([]float32, 32), 1); !errors.Is(err, errors.ErrUnsupported) {

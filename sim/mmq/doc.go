@@ -33,13 +33,21 @@
 // TURING_MMA_AVAILABLE removed (sim.Device.NoTuringMMA). The plan chooses the path from
 // the device (tiling.UseMMADataLayout).
 //
+// MulMatID is mul_mat_q in MUL_MAT_ID mode (ggml_cuda_mul_mat_q with ids, more than 8
+// tokens), on either path: the routing of package moe (mm_ids_helper), the activations
+// quantized in the compact expert-sorted column order, one launch channel per expert,
+// tiles (it, jt, expert) over the expert's columns, empty tiles skipped in place in the
+// stream-K partition (streamk's ExpertCols), the stores and fixup adds through ids_dst.
+//
 // # Measured
 //
 // MMA path: every MMQ case of the shared H200 golden files (13 types at batch 9, 33,
 // 130 and 9 more at batch 40; stream-K with 2..4 tiles over 132 blocks) bit-exact.
 // dp4a path: 2000 of 2000 random MUL_MAT cases of a real H200 build without int8 MMA,
-// all 22 types, plain, adversarial and non-finite data
-// (gpu/testdata/h200-cuda13-sweep). The contraction sites were chosen by LLVM's rule
+// all 22 types, plain, adversarial and non-finite data, and 500 of 500 random
+// MUL_MAT_ID cases (9..600 tokens, 4..128 experts, uniform, hot, sparse and
+// all-to-one routings) of the same build (gpu/testdata/h200-cuda13-sweep). MUL_MAT_ID on
+// the MMA path: the H200 golden cases of 40 tokens (q4_K, q8_0, q6_K, mxfp4). The contraction sites were chosen by LLVM's rule
 // and confirmed where a golden case could tell (e.g. dotQ8_0_16Q8_1, Q2_K's last
 // quarter); some products are exact, where no test can tell.
 //
