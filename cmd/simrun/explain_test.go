@@ -178,7 +178,7 @@ func TestExplainShapes(t *testing.T) {
 			"empty tiles (no token of their expert in columns jt*J..): 36 of 48",
 			"-> skipped",
 			"stores nothing",
-			"simulated: no",
+			"simulated: yes",
 		},
 		check: func(t *testing.T, r explainReport) {
 			if r.Op != "mul_mat_id" || r.Shape.Experts != 8 || r.Shape.ExpertsUsed != 2 {
