@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/ggsim/ggsim"
+	"github.com/ggsim/ggsim/moe"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
 	"github.com/ggsim/ggsim/sim/mmq"
@@ -493,7 +494,11 @@ func explain(a *explainArgs) (*explainReport, *streamk.Partition, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		cols = expertCols(ids, int(a.experts))
+		rt, err := moe.Route(ids, int(a.m), int(a.used), int(a.experts), int(a.used))
+		if err != nil {
+			return nil, nil, err
+		}
+		cols = rt.ExpertCols()
 		r := &routingJSON{Kind: a.routing, Seed: a.seed, Assumed: !a.routingGiven, ExpertCols: cols}
 		for _, c := range cols {
 			if c == 0 {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"github.com/ggsim/ggsim/moe"
 	"io"
 	"os"
 	"path/filepath"
@@ -386,7 +387,11 @@ func TestRouteIDs(t *testing.T) {
 				seen[e] = true
 			}
 		}
-		cols := expertCols(ids, 16)
+		rt, err := moe.Route(ids, 50, 3, 16, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols := rt.ExpertCols()
 		sum := 0
 		for _, c := range cols {
 			sum += c

@@ -50,14 +50,3 @@ func routeIDs(routing string, seed uint64, E, U, T int) ([]int32, error) {
 	}
 	return ids, nil
 }
-
-// expertCols is ggml's expert_bounds difference per expert (col_diff): how many
-// (token, slot) pairs the ids route to each expert, as ggml_cuda_launch_mm_ids_helper
-// counts them.
-func expertCols(ids []int32, E int) []int {
-	cols := make([]int, E)
-	for _, e := range ids {
-		cols[e]++
-	}
-	return cols
-}
