@@ -109,12 +109,23 @@ func (w *Writer) AddTensor(name string, typ quant.Type, dims []int64, data []byt
 	if len(dims) > MaxDims {
 		return fmt.Errorf("gguf: tensor %q has %d dims, at most %d", name, len(dims), MaxDims)
 	}
-	nel := int64(1)
+	// The element count as the reader (and ggml's gguf.cpp, gguf_init_from_file_impl)
+	// takes it: a tensor with a zero dimension has no elements, whatever its other
+	// dimensions, and the overflow check is skipped for it ("a zero-element tensor is
+	// trivially representable").
+	nel, zero := int64(1), false
 	for j, d := range dims {
 		if d < 0 {
 			return fmt.Errorf("gguf: tensor %q: ne[%d] = %d is negative", name, j, d)
 		}
-		if d != 0 && nel > math.MaxInt64/d {
+		zero = zero || d == 0
+	}
+	for _, d := range dims {
+		if zero {
+			nel = 0
+			break
+		}
+		if nel > math.MaxInt64/d {
 			return fmt.Errorf("gguf: tensor %q: shape %v overflows", name, dims)
 		}
 		nel *= d
