@@ -127,7 +127,7 @@ type Report struct {
 	MulMatID        int
 	MMQ             int            // MUL_MAT cases on MMQ (more than 8 columns)
 	ByMMQClass      map[string]int // MMQ cases by shape class (fallback-rows, J-boundary, ...)
-	Adversarial     int // cases with adversarial data (the rest: plain quantized data)
+	Adversarial     int            // cases with adversarial data (the rest: plain quantized data)
 	ByType          map[quant.Type]int
 	ByBatch         [tiling.MMVQMaxBatchSize + 1]int // MUL_MAT cases by columns M
 	ByTokens        [tiling.MMVQMaxBatchSize + 1]int // MUL_MAT_ID cases by tokens T
