@@ -82,7 +82,7 @@ func newSuite(impl oracle.Impl, dev sim.Device, opt Options) (*suite, error) {
 	}
 	s.rep = &Report{
 		Impl: impl.Name(), Device: fmt.Sprintf("%s (cc %d, %d SMs, MMVQ table %v)", dev.Name, dev.CC, dev.SMCount, tiling.MMVQTableOf(&dev)),
-		ByType: map[quant.Type]int{}, Checked: map[Property]int{}, ByMMQClass: map[string]int{},
+		ByType: map[quant.Type]int{}, Checked: map[Property]int{}, ByMMQClass: map[string]int{}, ByMMQLaunch: map[string]int{},
 	}
 	if s.ref != nil {
 		s.rep.Reference = s.ref.Name()
@@ -109,6 +109,8 @@ type caseRun struct {
 	calls   int
 	outputs int64
 	checked Property
+	// launch: the MMQ launch of an MMQ case (mmqLaunch).
+	launch string
 	// raceAvoided: N was rounded up to avoid ggml's write race (see mulMatIDCase).
 	raceAvoided bool
 }
@@ -170,6 +172,7 @@ func (s *suite) check(rt *rapid.T) {
 	case isMMQ:
 		r.MMQ++
 		r.ByMMQClass[class.String()]++
+		r.ByMMQLaunch[c.launch]++
 	default:
 		r.MulMat++
 		r.ByBatch[m]++

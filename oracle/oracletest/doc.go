@@ -25,12 +25,13 @@
 //     the device), in six shape classes biased to MMQ's boundaries: N not a multiple of
 //     128 (the need_check "fallback" kernel, a partial last row tile); M = 9..12; M =
 //     J-1, J, J+1 for J = 16, 24, ..., 128, 256 (the J search and a second column tile);
-//     about one tile per SM (N·M tiles from SMCount-SMCount/8 to SMCount+SMCount/16,
-//     both sides of launch_mul_mat_q's 90% efficiency rule between stream-K and the
-//     conventional grid; K one or two blocks); long K (2048..MaxK) with one or two row
-//     tiles, so that many stream-K blocks share a tile and the fixup adds many partial
-//     sums; and general shapes up to 400 rows and 320 columns. K·N·M is kept to about
-//     a million multiply-adds but in the one-tile-per-SM class;
+//     about one tile per SM (one wave at 90% to 100% efficiency: one block per tile;
+//     up to 8 tiles fewer, or one wave and up to 8 tiles more: stream-K; the two sides
+//     of launch_mul_mat_q's 90% efficiency rule; K one or two blocks); long K
+//     (2048..MaxK) with one or two row tiles, so that many stream-K blocks share a tile
+//     and the fixup adds many partial sums; and general shapes up to 400 rows and 320
+//     columns. K·N·M is kept to about a million multiply-adds but in the
+//     one-tile-per-SM class. The Report counts the MMQ cases per class and per launch;
 //   - the data, plain or adversarial with equal odds. Plain: weights quantized from
 //     uniform floats by ggml's reference quantizer (quant.QuantizeRowRef; random raw
 //     blocks with moderate scales for the IQ types, which have none), activations uniform

@@ -11,6 +11,7 @@ import (
 	"github.com/ggsim/ggsim/oracle"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
+	"github.com/ggsim/ggsim/sim/mmq"
 	"github.com/ggsim/ggsim/tiling"
 )
 
@@ -83,7 +84,18 @@ func (s *suite) drawMMQShape(rt *rapid.T, t quant.Type, maxM int) (K, N, M int, 
 	case mmqOneWave:
 		M = clampM(rapid.IntRange(9, 12).Draw(rt, "M (columns)"))
 		K = qk * rapid.IntRange(1, 2).Draw(rt, "K blocks")
-		target := s.dev.SMCount + rapid.IntRange(-s.dev.SMCount/8, s.dev.SMCount/16).Draw(rt, "tiles - SMs")
+		// launch_mul_mat_q: stream-K unless 100*ntiles/(nsm*waves) >= 90 (NVIDIA).
+		sm := s.dev.SMCount
+		lo90 := (90*sm + 99) / 100 // the fewest tiles of one wave at >= 90%
+		var target int
+		switch rapid.IntRange(0, 2).Draw(rt, "tiles: 0 one wave >= 90% (one block per tile), 1 just below 90%, 2 just above one wave") {
+		case 0:
+			target = rapid.IntRange(lo90, sm).Draw(rt, "tiles")
+		case 1:
+			target = rapid.IntRange(max(1, lo90-8), max(1, lo90-1)).Draw(rt, "tiles")
+		default:
+			target = rapid.IntRange(sm+1, sm+8).Draw(rt, "tiles")
+		}
 		p, err := tiling.MakeMMQPlan(&s.dev, t, tiling.Shape{K: int64(K), N: 128, M: int64(M)})
 		if err != nil {
 			rt.Fatalf("MMQ plan of %v K=%d M=%d: %v", t, K, M, err)
@@ -109,6 +121,34 @@ func (s *suite) drawMMQShape(rt *rapid.T, t quant.Type, maxM int) (K, N, M int, 
 		N = N * 3 / 4
 	}
 	return K, N, M, class
+}
+
+// mmqLaunch names the launch ggml makes for the shape (for the report): the
+// conventional grid (configs without stream-K), the stream-K kernel with one block per
+// tile (efficiency >= 90%) or with SMCount blocks, with or without fixups, and the fallback kernel (N not
+// a multiple of 128). It uses the simulator's plan (sim/mmq.MakePlan: tiling and
+// streamk); "" if there is none.
+func mmqLaunch(dev sim.Device, t quant.Type, K, N, M int) string {
+	p, err := mmq.MakePlan(dev, t, K, N, M)
+	if err != nil {
+		return ""
+	}
+	var l string
+	switch {
+	case !p.Part.StreamK:
+		l = "conventional grid"
+	case p.Part.Grid == p.Part.NTiles:
+		l = "one block per tile" // stream-K kernel at >= 90% efficiency: grid = ntiles
+	default:
+		l = "stream-K"
+		if len(p.Part.Fixups) > 0 {
+			l += " with fixup"
+		}
+	}
+	if p.Launch.Config.Fallback {
+		l += ", fallback rows"
+	}
+	return l
 }
 
 // infColumns reports, for each of the nrows activation rows, whether one of its 32-value
@@ -150,7 +190,8 @@ func (c *caseRun) mmqCase() (int, mmqClass, bool, bool) {
 		c.checked |= NonFiniteInputs
 	}
 
-	shape := fmt.Sprintf("MUL_MAT %v K=%d N=%d M=%d (MMQ, %v)", t, K, N, M, class)
+	c.launch = mmqLaunch(s.dev, t, K, N, M)
+	shape := fmt.Sprintf("MUL_MAT %v K=%d N=%d M=%d (MMQ, %v, %s)", t, K, N, M, class, c.launch)
 	out, ok := c.mulMat(shape, a, K, N, b, M)
 	if !ok {
 		return M, class, adv, false

@@ -127,6 +127,7 @@ type Report struct {
 	MulMatID        int
 	MMQ             int            // MUL_MAT cases on MMQ (more than 8 columns)
 	ByMMQClass      map[string]int // MMQ cases by shape class (fallback-rows, J-boundary, ...)
+	ByMMQLaunch     map[string]int // MMQ cases by launch (one block per tile, stream-K with fixup, ...; fallback rows)
 	Adversarial     int            // cases with adversarial data (the rest: plain quantized data)
 	ByType          map[quant.Type]int
 	ByBatch         [tiling.MMVQMaxBatchSize + 1]int // MUL_MAT cases by columns M
@@ -166,6 +167,15 @@ func (r *Report) String() string {
 	b.WriteString("\n  MUL_MAT on MMQ per shape class:")
 	for c := mmqClass(0); c < nMMQClasses; c++ {
 		fmt.Fprintf(&b, " %v:%d", c, r.ByMMQClass[c.String()])
+	}
+	b.WriteString("\n  MUL_MAT on MMQ per launch:")
+	ls := make([]string, 0, len(r.ByMMQLaunch))
+	for l := range r.ByMMQLaunch {
+		ls = append(ls, l)
+	}
+	slices.Sort(ls)
+	for _, l := range ls {
+		fmt.Fprintf(&b, " %s:%d", l, r.ByMMQLaunch[l])
 	}
 	b.WriteString("\n  cases per property:")
 	for _, n := range propertyNames {

@@ -441,6 +441,19 @@ func TestSuiteMMQShapes(t *testing.T) {
 			t.Errorf("no MMQ case of class %v in 120 cases:\n%s", c, rep)
 		}
 	}
+	launches := map[string]int{}
+	for l, n := range rep.ByMMQLaunch {
+		launches[strings.TrimSuffix(l, ", fallback rows")] += n
+		if strings.HasSuffix(l, ", fallback rows") {
+			launches["fallback rows"] += n
+		}
+	}
+	for _, l := range []string{"one block per tile", "stream-K", "stream-K with fixup", "fallback rows"} {
+		if launches[l] == 0 {
+			t.Errorf("no MMQ case launched as %q in 120 cases:\n%s", l, rep)
+		}
+	}
+	t.Log(rep)
 	swap := &mutant{name: "MMQ columns 0 and 1 swapped", mm: func(o []float32, N, M, _ int) {
 		if M > 8 {
 			for i := 0; i < N; i++ {
