@@ -30,8 +30,9 @@ type Impl interface {
 }
 
 // Localizer is implemented by an Impl that can say where, inside the kernel, an output
-// element was computed (block, warp, lane, k steps); the verifier appends it to a
-// mismatch report.
+// element was computed (MMVQ: block, warp, lane, k steps; MMQ: output tile, the
+// stream-K blocks and K ranges of its partial sums, the fixup and its add order); the
+// verifier appends it to a mismatch report.
 type Localizer interface {
 	Locate(dev sim.Device, t quant.Type, K, N, M int, index int) string
 }

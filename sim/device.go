@@ -275,6 +275,11 @@ type Device struct {
 	// rules. ggml has no such build option: it is a what-if, valid only for NVIDIA.
 	// The zero value (false) is every real build.
 	NoTuringMMA bool
+	// ForceMMQ describes a ggml build with GGML_CUDA_FORCE_MMQ defined for mmq.cu:
+	// ggml_cuda_should_use_mmq then answers true for every MMQ type wherever the highest
+	// compiled arch has dp4a, before its batch-size rules (which only matter without
+	// int8 MMA). The zero value (false) is the default build.
+	ForceMMQ bool
 	// DP4A, Int8MMA and FastFP16 must equal HasDP4A(CC), d.HasInt8MMA() and
 	// FastFP16Available(CC, hc) (Validate checks); they are stored so that a catalog
 	// entry reads as a table row.

@@ -24,7 +24,8 @@ const (
 
 // Shape is what ggml's dispatch reads of a MUL_MAT or MUL_MAT_ID. The model assumes
 // what the golden files and the simulator assume: src0 contiguous (nb[0] = type size,
-// rows packed), src1 and dst f32, no GGML_CUDA_FORCE_MMQ / FORCE_CUBLAS build options, no
+// rows packed), src1 and dst f32, no FORCE_CUBLAS build option (GGML_CUDA_FORCE_MMQ is
+// sim.Device.ForceMMQ), no
 // Hadamard hint, no "bad padding clear" (a src0 view in a compute buffer), no
 // GGML_PREC_F32 or cuBLAS compute-type override (they change nothing here).
 type Shape struct {
@@ -463,8 +464,8 @@ var mmqTypes = map[quant.Type]bool{
 	quant.IQ4_XS: true, quant.IQ4_NL: true, quant.MXFP4: true, quant.NVFP4: true,
 }
 
-// ShouldUseMMQ is ggml_cuda_should_use_mmq (mmq.cu) without the FORCE_CUBLAS/FORCE_MMQ
-// build options.
+// ShouldUseMMQ is ggml_cuda_should_use_mmq (mmq.cu) without the FORCE_CUBLAS build
+// option; GGML_CUDA_FORCE_MMQ is dev.ForceMMQ.
 func ShouldUseMMQ(dev sim.Device, t quant.Type, ne11, nExperts int64) bool {
 	if !mmqTypes[t] {
 		return false
@@ -479,6 +480,9 @@ func ShouldUseMMQ(dev sim.Device, t quant.Type, ne11, nExperts int64) bool {
 	}
 	if hc < sim.CCDP4A {
 		return false
+	}
+	if dev.ForceMMQ {
+		return true
 	}
 	if sim.CCIsNVIDIA(cc) {
 		return !sim.FP16MMAHardwareAvailable(cc) || ne11 < MMQDP4AMaxBatchSize

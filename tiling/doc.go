@@ -46,8 +46,8 @@
 // # Limits
 //
 // The shape is what the golden files and the simulator use: src0 contiguous (2-D, or a
-// batch of equal matrices), src1 and dst f32. Not modelled: GGML_CUDA_FORCE_MMQ /
-// FORCE_CUBLAS builds, GGML_HIP_NO_MMQ_MFMA, the Hadamard hint, "bad padding clear" (a
+// batch of equal matrices), src1 and dst f32. GGML_CUDA_FORCE_MMQ is sim.Device.ForceMMQ.
+// Not modelled: GGML_CUDA_FORCE_CUBLAS builds, GGML_HIP_NO_MMQ_MFMA, the Hadamard hint, "bad padding clear" (a
 // src0 view in a compute buffer), non-contiguous or transposed operands other than the
 // transposed-vector case, f16 src1, the MUSA exceptions of supports_op, and which
 // kernels the per-expert calls of the MUL_MAT_ID host fallback then take.

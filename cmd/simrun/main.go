@@ -17,6 +17,16 @@
 //
 //	simrun capture --ggml DIR --out FILE.gguf [--types ...] [--k K] [--n N] [--batches ...] [--moe E:U:T:B1,...]
 //
+//	simrun sweep verify [--json] [--no-int8-mma] FILE...
+//	simrun sweep run --kind mmq|mmqid --seed S --range FROM-TO [--shard i/n] [--no-int8-mma]
+//
+// sweep verify regenerates every case of a sweep record (oracle/oracletest.Sweep; made on
+// a GPU by gpu/ggml TestSweepCUDA) and runs it through the simulator on the device the
+// record's header names, comparing the digest of its output bits; it prints every case
+// that does not match and counts per type and profile; exit 1 if any case does not
+// match (an unsupported case included). sweep run writes the simulator's own record in
+// the same format; --shard i/n keeps the cases whose index is i modulo n.
+//
 // capture (built with -tags cuda, cgo) runs cases through a ggml build loaded at run
 // time (its CUDA backend, or --cpu) and writes a golden file that verify reads.
 package main
@@ -38,6 +48,9 @@ func usage(w io.Writer) {
                                                        why ggml runs the kernel it runs (-h: flags)
   simrun capture --ggml DIR --out FILE.gguf [--types T,...] [--k K --n N] [--batches 1,2,...] [--moe E:U:T:B1,...]
                                                        run cases on a ggml build (cuda tag) and write a golden file
+  simrun sweep verify [--json] [--no-int8-mma] FILE... verify sweep records (made on a GPU by gpu/ggml TestSweepCUDA)
+  simrun sweep run --kind mmq|mmqid --seed S --range FROM-TO [--shard i/n] [--no-int8-mma] [--out FILE]
+                                                       write the simulator's own sweep record
   simrun devices                                       list the device catalog`)
 }
 
@@ -53,6 +66,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdExplain(args[1:], stdout, stderr)
 	case "capture":
 		return cmdCapture(args[1:], stdout, stderr)
+	case "sweep":
+		return cmdSweep(args[1:], stdout, stderr)
 	case "devices":
 		return cmdDevices(stdout)
 	case "-h", "--help", "help":

@@ -27,6 +27,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ggsim/ggsim/gguf/golden"
 	"github.com/ggsim/ggsim/oracle/oracletest"
 )
 
@@ -97,7 +98,8 @@ func TestSweepCUDA(t *testing.T) {
 	defer f.Close()
 	w := bufio.NewWriter(f)
 	defer w.Flush()
-	fmt.Fprintf(w, "# ggml %s on %s (cc %d, %d SMs, driver %s), %s\n", info.GGMLVersion, info.Name, info.CC, info.SMCount, info.Driver, time.Now().UTC().Format(time.RFC3339))
+	fmt.Fprintln(w, oracletest.SweepHeader("ggml "+info.GGMLVersion,
+		golden.Device{Name: info.Name, CC: info.CC, SMCount: info.SMCount, Driver: info.Driver}, time.Now()))
 	var full *bufio.Writer
 	if nFull > 0 {
 		ff, err := os.Create(outPath + ".full")

@@ -30,6 +30,7 @@ type suite struct {
 	types []quant.Type
 	mm    map[quant.Type][]int // MUL_MAT column counts dispatched to MMVQ
 	id    map[quant.Type][]int // MUL_MAT_ID token counts dispatched to MMVQ
+	mmq   map[quant.Type]int   // largest M of MUL_MAT dispatched to MMQ for every M in 9..M (absent: none, or Options.NoMMQ)
 	// generic: the device uses MMVQ's GENERIC parameter table (Columns for MUL_MAT).
 	generic bool
 	rep     *Report
@@ -42,7 +43,7 @@ func newSuite(impl oracle.Impl, dev sim.Device, opt Options) (*suite, error) {
 	}
 	s := &suite{
 		impl: impl, ref: opt.Reference, dev: dev, props: opt.Properties, skip: opt.SkipUnsupported,
-		maxK: opt.MaxK, mm: map[quant.Type][]int{}, id: map[quant.Type][]int{},
+		maxK: opt.MaxK, mm: map[quant.Type][]int{}, id: map[quant.Type][]int{}, mmq: map[quant.Type]int{},
 		generic: tiling.MMVQTableOf(&dev) == tiling.TableGeneric,
 	}
 	if s.props == 0 {
@@ -63,18 +64,25 @@ func newSuite(impl oracle.Impl, dev sim.Device, opt Options) (*suite, error) {
 			return nil, fmt.Errorf("type %v: no scale layout", t)
 		}
 		mm, id := mmvqBatches(dev, t, false), mmvqBatches(dev, t, true)
-		if len(mm) == 0 && len(id) == 0 {
-			continue // ggml never uses MMVQ for t on dev
+		mq := 0
+		if !opt.NoMMQ {
+			mq = mmqMaxM(dev, t)
+		}
+		if len(mm) == 0 && len(id) == 0 && mq == 0 {
+			continue // ggml never uses MMVQ or MMQ for t on dev
 		}
 		s.types = append(s.types, t)
 		s.mm[t], s.id[t] = mm, id
+		if mq > 0 {
+			s.mmq[t] = mq
+		}
 	}
 	if len(s.types) == 0 {
-		return nil, fmt.Errorf("none of the types %v is dispatched to MMVQ on %s", types, dev.Name)
+		return nil, fmt.Errorf("none of the types %v is dispatched to MMVQ or MMQ on %s", types, dev.Name)
 	}
 	s.rep = &Report{
 		Impl: impl.Name(), Device: fmt.Sprintf("%s (cc %d, %d SMs, MMVQ table %v)", dev.Name, dev.CC, dev.SMCount, tiling.MMVQTableOf(&dev)),
-		ByType: map[quant.Type]int{}, Checked: map[Property]int{},
+		ByType: map[quant.Type]int{}, Checked: map[Property]int{}, ByMMQClass: map[string]int{}, ByMMQLaunch: map[string]int{},
 	}
 	if s.ref != nil {
 		s.rep.Reference = s.ref.Name()
@@ -101,6 +109,8 @@ type caseRun struct {
 	calls   int
 	outputs int64
 	checked Property
+	// launch: the MMQ launch of an MMQ case (mmqLaunch).
+	launch string
 	// raceAvoided: N was rounded up to avoid ggml's write race (see mulMatIDCase).
 	raceAvoided bool
 }
@@ -118,18 +128,29 @@ func (s *suite) check(rt *rapid.T) {
 	}()
 	var ok, adv bool
 	var m int
-	var isID bool
-	switch {
-	case len(s.id[t]) == 0:
-		isID = false
-	case len(s.mm[t]) == 0:
-		isID = true
-	default:
-		isID = rapid.IntRange(0, 2).Draw(rt, "op (0,1: MUL_MAT, 2: MUL_MAT_ID)") == 2
+	var class mmqClass
+	// The op: 0, 1 MUL_MAT on MMVQ, 2 MUL_MAT_ID, 3 MUL_MAT on MMQ; one the type does not
+	// have on the device becomes the first it has of MUL_MAT, MUL_MAT_ID, MMQ.
+	op := rapid.IntRange(0, 3).Draw(rt, "op (0,1: MUL_MAT on MMVQ, 2: MUL_MAT_ID, 3: MUL_MAT on MMQ)")
+	if op < 2 {
+		op = 0
 	}
-	if isID {
+	has := [4]bool{len(s.mm[t]) > 0, false, len(s.id[t]) > 0, s.mmq[t] > 0}
+	if !has[op] {
+		for _, o := range []int{0, 2, 3} {
+			if has[o] {
+				op = o
+				break
+			}
+		}
+	}
+	isID, isMMQ := op == 2, op == 3
+	switch {
+	case isID:
 		m, adv, ok = c.mulMatIDCase()
-	} else {
+	case isMMQ:
+		m, class, adv, ok = c.mmqCase()
+	default:
 		m, adv, ok = c.mulMatCase()
 	}
 	done = true
@@ -144,10 +165,15 @@ func (s *suite) check(rt *rapid.T) {
 	}
 	r.Cases++
 	r.ByType[t]++
-	if isID {
+	switch {
+	case isID:
 		r.MulMatID++
 		r.ByTokens[m]++
-	} else {
+	case isMMQ:
+		r.MMQ++
+		r.ByMMQClass[class.String()]++
+		r.ByMMQLaunch[c.launch]++
+	default:
 		r.MulMat++
 		r.ByBatch[m]++
 	}

@@ -1,6 +1,6 @@
 // Package oracletest is the conformance suite for implementations of ggml's MMVQ
 // (mul_mat_vec_q: MUL_MAT of a quantized matrix by 1..8 float32 columns, and MUL_MAT_ID
-// with 1..8 tokens), in the style of gonum's lapack/testlapack: one exported function,
+// with 1..8 tokens) and MMQ (mul_mat_q: MUL_MAT by more than 8 columns), in the style of gonum's lapack/testlapack: one exported function,
 // Run, that every implementation's tests call with their oracle.Impl: the simulator
 // (oracle/conformance_test.go) and each GPU backend (gpu/ggml, build tag cuda).
 //
@@ -19,7 +19,19 @@
 //     dispatches to MMVQ on the device (package tiling); or MUL_MAT_ID with E = 1..8
 //     experts, U = 1..E slots per token, the token counts in 1..8 dispatched to MMVQ,
 //     B1 = 1 (activations broadcast) or U, N = 1..16 rows (1..4 for K > 4096) and any
-//     expert ids (repeats allowed);
+//     expert ids (repeats allowed); or, in about one case of four (Options.NoMMQ: never),
+//     MUL_MAT by more than 8 columns, which ggml dispatches to MMQ (package tiling; the
+//     column counts up to the largest for which every count from 9 on goes to MMQ on
+//     the device), in six shape classes biased to MMQ's boundaries: N not a multiple of
+//     128 (the need_check "fallback" kernel, a partial last row tile); M = 9..12; M =
+//     J-1, J, J+1 for J = 16, 24, ..., 128, 256 (the J search and a second column tile);
+//     about one tile per SM (one wave at 90% to 100% efficiency: one block per tile;
+//     up to 8 tiles fewer, or one wave and up to 8 tiles more: stream-K; the two sides
+//     of launch_mul_mat_q's 90% efficiency rule; K one or two blocks); long K
+//     (2048..MaxK) with one or two row tiles, so that many stream-K blocks share a tile
+//     and the fixup adds many partial sums; and general shapes up to 400 rows and 320
+//     columns. K·N·M is kept to about a million multiply-adds but in the
+//     one-tile-per-SM class. The Report counts the MMQ cases per class and per launch;
 //   - the data, plain or adversarial with equal odds. Plain: weights quantized from
 //     uniform floats by ggml's reference quantizer (quant.QuantizeRowRef; random raw
 //     blocks with moderate scales for the IQ types, which have none), activations uniform
@@ -54,8 +66,8 @@
 //	    put a correct kernel outside it.
 //	(b) Determinism: a second call on the same inputs gives the same bits (NaN payloads
 //	    included); no call modifies its inputs.
-//	(c) Columns: on MMVQ's GENERIC parameter table (every NVIDIA device ggsim knows but
-//	    Turing builds and GB10), mul_mat_vec_q uses 4 warps for 1..4 columns and 2 for 5..8,
+//	(c) Columns (MMVQ shapes only): on MMVQ's GENERIC parameter table (every NVIDIA
+//	    device ggsim knows but Turing builds and GB10), mul_mat_vec_q uses 4 warps for 1..4 columns and 2 for 5..8,
 //	    and reduces every column alone: with M = 2..4 each column's bits equal those of
 //	    M = 1 on that column; with M = 5..8 they equal those of M = 5 on columns 0..4 and
 //	    M-5..M-1 (M = 5: the columns reversed). MUL_MAT_ID with 2..8 tokens
@@ -73,12 +85,19 @@
 //	    is ±Inf or NaN (Inf·0) and stays so through every sum. Nothing is asserted for NaN
 //	    activations (quantize_q8_1 ignores NaN in amax and stores 0 for it) or for block
 //	    sums that overflow binary16: what those give is type-specific and left to (f).
+//	    On MMQ shapes only a ±Inf activation counts (quantize_mmq_q8_1 keeps float
+//	    scales in some layouts, where a finite value >= 1e7 gives a finite scale), and
+//	    the weight rows as above.
 //	(f) Options.Reference: every output of every call equals the reference's bits. The
 //	    GPU run uses it with the simulator as the reference.
 //
-// Invariants of Run: every case drawn is one ggml dispatches to MMVQ on the device; a
-// case the implementation reports as unsupported (oracle.ErrUnsupported) fails the test
+// MMQ shapes get (a) (up to 6M multiply-adds: the fp64 reference is slow), (b), (e) and
+// (f), never (c) or (d): mul_mat_q has no such column structure (its columns share a
+// tile, and the stream-K split depends on the whole shape).
+//
+// Invariants of Run: every case drawn is one ggml dispatches to MMVQ or (MMQ shapes)
+// MMQ on the device; a case the implementation reports as unsupported (oracle.ErrUnsupported) fails the test
 // unless Options.SkipUnsupported, and is then counted as unsupported, never as passed;
-// the Report counts the cases that passed per type, per batch size and op, and per
-// property, and gives rapid's seed.
+// the Report counts the cases that passed per type, per batch size and op, per MMQ
+// shape class and per property, and gives rapid's seed.
 package oracletest

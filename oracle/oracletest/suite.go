@@ -109,6 +109,10 @@ type Options struct {
 	// MaxK is the largest row length drawn (0: DefaultMaxK); K > 4096 is drawn in about
 	// one case in ten.
 	MaxK int
+	// NoMMQ draws no MMQ shapes (MUL_MAT with more than 8 columns, which ggml sends to
+	// mul_mat_q): for an implementation of MMVQ alone. By default about one case in four
+	// is one, for every type ggml dispatches to MMQ on the device.
+	NoMMQ bool
 }
 
 // Report counts what Run did. Cases counts the cases that ran to the end with every
@@ -119,9 +123,12 @@ type Report struct {
 	Seed            uint64 // rapid's base seed: -rapid.seed=Seed replays the run
 	Requested       int    // cases asked for
 	Cases           int
-	MulMat          int
+	MulMat          int // MUL_MAT cases on MMVQ (1..8 columns)
 	MulMatID        int
-	Adversarial     int // cases with adversarial data (the rest: plain quantized data)
+	MMQ             int            // MUL_MAT cases on MMQ (more than 8 columns)
+	ByMMQClass      map[string]int // MMQ cases by shape class (fallback-rows, J-boundary, ...)
+	ByMMQLaunch     map[string]int // MMQ cases by launch (one block per tile, stream-K with fixup, ...; fallback rows)
+	Adversarial     int            // cases with adversarial data (the rest: plain quantized data)
 	ByType          map[quant.Type]int
 	ByBatch         [tiling.MMVQMaxBatchSize + 1]int // MUL_MAT cases by columns M
 	ByTokens        [tiling.MMVQMaxBatchSize + 1]int // MUL_MAT_ID cases by tokens T
@@ -137,8 +144,8 @@ type Report struct {
 // String is the report in a few lines, as Run logs it.
 func (r *Report) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "oracletest: %s on %s: %d of %d cases passed (MUL_MAT %d, MUL_MAT_ID %d; %d with adversarial data), %d calls, %v\n",
-		r.Impl, r.Device, r.Cases, r.Requested, r.MulMat, r.MulMatID, r.Adversarial, r.Calls, r.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(&b, "oracletest: %s on %s: %d of %d cases passed (MUL_MAT %d, MUL_MAT_ID %d, MUL_MAT on MMQ %d; %d with adversarial data), %d calls, %v\n",
+		r.Impl, r.Device, r.Cases, r.Requested, r.MulMat, r.MulMatID, r.MMQ, r.Adversarial, r.Calls, r.Elapsed.Round(time.Millisecond))
 	fmt.Fprintf(&b, "  rapid seed %d (replay: -rapid.seed=%d; the cases follow from it in order)\n", r.Seed, r.Seed)
 	ts := make([]quant.Type, 0, len(r.ByType))
 	for t := range r.ByType {
@@ -157,6 +164,19 @@ func (r *Report) String() string {
 	for m := 1; m <= tiling.MMVQMaxBatchSize; m++ {
 		fmt.Fprintf(&b, " %d:%d", m, r.ByTokens[m])
 	}
+	b.WriteString("\n  MUL_MAT on MMQ per shape class:")
+	for c := mmqClass(0); c < nMMQClasses; c++ {
+		fmt.Fprintf(&b, " %v:%d", c, r.ByMMQClass[c.String()])
+	}
+	b.WriteString("\n  MUL_MAT on MMQ per launch:")
+	ls := make([]string, 0, len(r.ByMMQLaunch))
+	for l := range r.ByMMQLaunch {
+		ls = append(ls, l)
+	}
+	slices.Sort(ls)
+	for _, l := range ls {
+		fmt.Fprintf(&b, " %s:%d", l, r.ByMMQLaunch[l])
+	}
 	b.WriteString("\n  cases per property:")
 	for _, n := range propertyNames {
 		fmt.Fprintf(&b, " %s %d", n.name, r.Checked[n.p])
@@ -174,9 +194,9 @@ func (r *Report) String() string {
 }
 
 // Run checks impl against the properties every implementation of ggml's MMVQ
-// (mul_mat_vec_q, MUL_MAT with 1..8 columns and MUL_MAT_ID with 1..8 tokens) must have, on
-// random cases drawn by rapid for the simulated device dev (which also decides what ggml
-// dispatches to MMVQ). It logs a Report and returns it. A failure reports rapid's seed
+// (mul_mat_vec_q, MUL_MAT with 1..8 columns and MUL_MAT_ID with 1..8 tokens) and MMQ
+// (mul_mat_q, MUL_MAT with more than 8 columns) must have, on random cases drawn by rapid
+// for the simulated device dev (which also decides what ggml dispatches to MMVQ and MMQ). It logs a Report and returns it. A failure reports rapid's seed
 // and the shrunk case; -rapid.seed=N replays a run.
 func Run(t *testing.T, impl oracle.Impl, dev sim.Device, opt Options) *Report {
 	t.Helper()

@@ -402,3 +402,68 @@ func TestPropertyString(t *testing.T) {
 		t.Fatal(s)
 	}
 }
+
+// TestSuiteCatchesMMQBitDifference: an implementation whose MMQ outputs (more than 8
+// columns) differ from the simulator's in one bit of one element fails the run with the
+// simulator as the reference, and the report locates the element in its MMQ tile; with
+// NoMMQ (MMVQ shapes only) the same implementation passes, so the MMQ shapes are what
+// catch it.
+func TestSuiteCatchesMMQBitDifference(t *testing.T) {
+	bad := &mutant{name: "one MMQ output one ulp off", mm: func(o []float32, N, M, _ int) {
+		if M > 8 {
+			o[len(o)/2] = flip(o[len(o)/2])
+		}
+	}}
+	bad.Simulator = ggsim.NewSimulator()
+	opt := Options{Checks: 40, Properties: Determinism, Reference: ggsim.NewSimulator()}
+	rec, _ := runRecorded(t, bad, opt)
+	out := rec.output()
+	if !rec.Failed() || !strings.Contains(out, "differ from reference") || !strings.Contains(out, "(MMQ, ") || !strings.Contains(out, "output tile (it ") {
+		t.Fatalf("an MMQ output one ulp off passed or failed otherwise:\n%s", out)
+	}
+	opt.NoMMQ = true
+	rec, rep := runRecorded(t, bad, opt)
+	if rec.Failed() || rep.MMQ != 0 || rep.Cases != 40 {
+		t.Fatalf("NoMMQ: failed %v, report %s\n%s", rec.Failed(), rep, rec.output())
+	}
+}
+
+// TestSuiteMMQShapes: the MMQ cases of a run cover every shape class, are all dispatched
+// to MMQ (Run fails otherwise), and the MMVQ-only column property is never applied to
+// them (a defect only in MMQ's column structure passes the Columns property).
+func TestSuiteMMQShapes(t *testing.T) {
+	rec, rep := runRecorded(t, ggsim.NewSimulator(), Options{Checks: 120, Properties: Determinism})
+	if rec.Failed() {
+		t.Fatalf("the simulator failed:\n%s", rec.output())
+	}
+	for c := mmqClass(0); c < nMMQClasses; c++ {
+		if rep.ByMMQClass[c.String()] == 0 {
+			t.Errorf("no MMQ case of class %v in 120 cases:\n%s", c, rep)
+		}
+	}
+	launches := map[string]int{}
+	for l, n := range rep.ByMMQLaunch {
+		launches[strings.TrimSuffix(l, ", fallback rows")] += n
+		if strings.HasSuffix(l, ", fallback rows") {
+			launches["fallback rows"] += n
+		}
+	}
+	for _, l := range []string{"one block per tile", "stream-K", "stream-K with fixup", "fallback rows"} {
+		if launches[l] == 0 {
+			t.Errorf("no MMQ case launched as %q in 120 cases:\n%s", l, rep)
+		}
+	}
+	t.Log(rep)
+	swap := &mutant{name: "MMQ columns 0 and 1 swapped", mm: func(o []float32, N, M, _ int) {
+		if M > 8 {
+			for i := 0; i < N; i++ {
+				o[i], o[N+i] = o[N+i], o[i]
+			}
+		}
+	}}
+	swap.Simulator = ggsim.NewSimulator()
+	rec, rep = runRecorded(t, swap, Options{Checks: 40, Properties: Columns})
+	if rec.Failed() || rep.MMQ == 0 {
+		t.Fatalf("Columns applied to MMQ shapes (or none drawn): failed %v, %s\n%s", rec.Failed(), rep, rec.output())
+	}
+}

@@ -9,9 +9,15 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
+	"github.com/ggsim/ggsim/gguf/golden"
 	"github.com/ggsim/ggsim/quant"
 )
 
@@ -360,11 +366,26 @@ func ParseSweepResult(line string) (SweepResult, error) {
 type SweepReport struct {
 	Cases    int               // lines verified
 	NotRun   int               // lines skipped
-	Match    int               // same digest (or the same error on both sides)
+	Match    int               // same digest
 	Mismatch []SweepResult     // the recorded result of each case whose digest differed
 	Errors   []string          // cases the implementation refused or the recording failed, with why
 	ByType   map[string][2]int // per type: [matched, cases]
 	ByPath   map[string][2]int // per profile: [matched, cases]
+	// Verdicts has one entry per verified line, in the record's order.
+	Verdicts []SweepVerdict
+}
+
+// SweepVerdict is the outcome of one verified record line.
+type SweepVerdict struct {
+	Line int         // line number in the record (1-based)
+	Want SweepResult // what the record says
+	// Got is the digest of the implementation's output ("" if it returned an error).
+	Got string
+	// Err is the implementation's error (nil if it returned an output); it wraps
+	// errors.ErrUnsupported for a case it does not model.
+	Err error
+	// Match: Got equals the recorded digest (a recorded error never matches).
+	Match bool
 }
 
 // VerifySweep reads a sweep record (lines of SweepResult.String; lines starting with #
@@ -376,10 +397,18 @@ type SweepReport struct {
 // If skip is not nil, a record line for which it returns true is not regenerated or
 // run, and is counted in NotRun.
 func VerifySweep(r io.Reader, skip func(SweepResult) bool, run func(c *SweepCase) ([]float32, error)) (*SweepReport, error) {
+	return VerifySweepParallel(r, skip, run, 1)
+}
+
+// VerifySweepParallel is VerifySweep with the cases regenerated and run on workers
+// goroutines (workers < 1: GOMAXPROCS); run must then be safe for concurrent use. The
+// report is the same as VerifySweep's, in the record's order.
+func VerifySweepParallel(r io.Reader, skip func(SweepResult) bool, run func(c *SweepCase) ([]float32, error), workers int) (*SweepReport, error) {
 	rep := &SweepReport{ByType: map[string][2]int{}, ByPath: map[string][2]int{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
 	line := 0
+	var todo []SweepVerdict
 	for sc.Scan() {
 		line++
 		txt := sc.Text()
@@ -394,37 +423,98 @@ func VerifySweep(r io.Reader, skip func(SweepResult) bool, run func(c *SweepCase
 			rep.NotRun++
 			continue
 		}
-		c, err := Sweep(want.Kind, want.Seed, want.Index)
-		if err != nil {
-			return rep, fmt.Errorf("line %d: %v", line, err)
+		todo = append(todo, SweepVerdict{Line: line, Want: want})
+	}
+	if err := sc.Err(); err != nil {
+		return rep, err
+	}
+	if workers < 1 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	cases := make([]SweepCase, len(todo))
+	genErr := make([]error, len(todo))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, max(1, len(todo))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= len(todo) {
+					return
+				}
+				v := &todo[k]
+				c, err := Sweep(v.Want.Kind, v.Want.Seed, v.Want.Index)
+				if err == nil && (c.Type != v.Want.Type || c.Shape() != v.Want.Shape) {
+					err = fmt.Errorf("case %s/%d/%d regenerates as %v %s, recorded as %v %s: the generator changed since the record was made",
+						v.Want.Kind, v.Want.Seed, v.Want.Index, c.Type, c.Shape(), v.Want.Type, v.Want.Shape)
+				}
+				if err != nil {
+					genErr[k] = fmt.Errorf("line %d: %v", v.Line, err)
+					continue
+				}
+				cases[k] = SweepCase{Kind: c.Kind, Index: c.Index, Type: c.Type, Op: c.Op, Profile: c.Profile}
+				out, err := run(&c)
+				v.Err = err
+				if err == nil {
+					v.Got = Digest(out)
+					v.Match = v.Want.Err == "" && v.Got == v.Want.Digest
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for k := range todo {
+		if genErr[k] != nil {
+			return rep, genErr[k]
 		}
-		if c.Type != want.Type || c.Shape() != want.Shape {
-			return rep, fmt.Errorf("line %d: case %s/%d/%d regenerates as %v %s, recorded as %v %s: the generator changed since the record was made",
-				line, want.Kind, want.Seed, want.Index, c.Type, c.Shape(), want.Type, want.Shape)
-		}
+	}
+	for k, v := range todo {
+		c, want := &cases[k], v.Want
 		rep.Cases++
-		ok := false
-		out, err := run(&c)
 		switch {
 		case want.Err != "":
 			rep.Errors = append(rep.Errors, fmt.Sprintf("%s/%d: recorded error: %s", want.Kind, want.Index, want.Err))
-		case err != nil:
-			rep.Errors = append(rep.Errors, fmt.Sprintf("%s/%d %v %s: %v", want.Kind, want.Index, c.Type, c.Shape(), err))
-		case Digest(out) == want.Digest:
-			ok = true
-		default:
+		case v.Err != nil:
+			rep.Errors = append(rep.Errors, fmt.Sprintf("%s/%d %v %s: %v", want.Kind, want.Index, c.Type, want.Shape, v.Err))
+		case !v.Match:
 			rep.Mismatch = append(rep.Mismatch, want)
 		}
 		tk, pk := c.Type.String(), strings.SplitN(c.Profile, "/", 2)[0]
 		t, p := rep.ByType[tk], rep.ByPath[pk]
 		t[1]++
 		p[1]++
-		if ok {
+		if v.Match {
 			rep.Match++
 			t[0]++
 			p[0]++
 		}
 		rep.ByType[tk], rep.ByPath[pk] = t, p
 	}
-	return rep, sc.Err()
+	rep.Verdicts = todo
+	return rep, nil
+}
+
+// SweepHeader is the first line of a sweep record: "# PRODUCER on DEVICE (cc CC, SMS
+// SMs, driver DRIVER), TIME" (gpu/ggml TestSweepCUDA, simrun sweep run).
+func SweepHeader(producer string, dev golden.Device, when time.Time) string {
+	return fmt.Sprintf("# %s on %s (cc %d, %d SMs, driver %s), %s", producer, dev.Name, dev.CC, dev.SMCount, dev.Driver, when.UTC().Format(time.RFC3339))
+}
+
+var sweepHeaderRE = regexp.MustCompile(`^# (.*) on (.+) \(cc (\d+), (\d+) SMs, driver ([^)]*)\)`)
+
+// ParseSweepHeader reads the device a sweep record was made on from its header line
+// (SweepHeader's format). It returns false if line is not such a header.
+func ParseSweepHeader(line string) (producer string, dev golden.Device, ok bool) {
+	m := sweepHeaderRE.FindStringSubmatch(line)
+	if m == nil {
+		return "", golden.Device{}, false
+	}
+	cc, err1 := strconv.Atoi(m[3])
+	sms, err2 := strconv.Atoi(m[4])
+	if err1 != nil || err2 != nil {
+		return "", golden.Device{}, false
+	}
+	return m[1], golden.Device{Name: m[2], CC: cc, SMCount: sms, Driver: m[5]}, true
 }

@@ -1,0 +1,423 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ggsim/ggsim"
+	"github.com/ggsim/ggsim/gguf/golden"
+	"github.com/ggsim/ggsim/oracle"
+	"github.com/ggsim/ggsim/oracle/oracletest"
+	"github.com/ggsim/ggsim/sim"
+)
+
+// cmdSweep is `simrun sweep verify|run`: sweep records (oracle/oracletest.Sweep) checked
+// or made by the simulator through the front door.
+func cmdSweep(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "simrun sweep: want verify or run")
+		return 2
+	}
+	switch args[0] {
+	case "verify":
+		return cmdSweepVerify(args[1:], stdout, stderr)
+	case "run":
+		return cmdSweepRun(args[1:], stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "simrun sweep: unknown command %q: want verify or run\n", args[0])
+	return 2
+}
+
+// sweepDevice is the simulated device of a record's header device, with the build's
+// int8-MMA switch.
+func sweepDevice(d golden.Device, noMMA bool) (sim.Device, error) {
+	dev, err := oracle.DeviceOf(golden.Meta{Device: d})
+	if err != nil {
+		return sim.Device{}, err
+	}
+	if noMMA {
+		if dev.Vendor != sim.NVIDIA {
+			return sim.Device{}, fmt.Errorf("--no-int8-mma describes an NVIDIA build; the record's device %s is not one", d.Name)
+		}
+		noInt8MMA(&dev)
+	}
+	return dev, nil
+}
+
+// noInt8MMA makes dev the dp4a build the sweep records of gpu/testdata/h200-cuda13-sweep
+// were made with: int8 MMA switched off (sim.Device.NoTuringMMA) and GGML_CUDA_FORCE_MMQ
+// (sim.Device.ForceMMQ), without which such a build sends 64 and more columns to cuBLAS.
+func noInt8MMA(dev *sim.Device) {
+	dev.NoTuringMMA, dev.ForceMMQ = true, true
+	dev.Int8MMA = dev.HasInt8MMA()
+}
+
+// runSweepCase runs one sweep case through the front door on dev.
+func runSweepCase(impl *ggsim.Simulator, dev sim.Device, c *oracletest.SweepCase) ([]float32, error) {
+	switch c.Op {
+	case "mul_mat":
+		return impl.MulMat(dev, c.Type, c.A, c.K, c.N, c.B, c.M)
+	case "mul_mat_id":
+		return impl.MulMatID(dev, c.Type, c.A, c.K, c.N, c.E, c.B, c.B1, c.T, c.IDs, c.U)
+	}
+	return nil, fmt.Errorf("sweep case %s/%d: unknown op %q", c.Kind, c.Index, c.Op)
+}
+
+type sweepCaseJSON struct {
+	Line    int    `json:"line"`
+	Kind    string `json:"kind"`
+	Index   int    `json:"index"`
+	Type    string `json:"type"`
+	Shape   string `json:"shape"`
+	Profile string `json:"profile"`
+	Status  string `json:"status"` // MATCH, MISMATCH, UNSUPPORTED, ERROR
+	Want    string `json:"want,omitempty"`
+	Got     string `json:"got,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+type sweepFileJSON struct {
+	File      string            `json:"file"`
+	Producer  string            `json:"producer,omitempty"`
+	Device    string            `json:"device,omitempty"`
+	Error     string            `json:"error,omitempty"`
+	Cases     int               `json:"cases"`
+	Match     int               `json:"match"`
+	ByKind    map[string][2]int `json:"by_kind,omitempty"`
+	ByType    map[string][2]int `json:"by_type,omitempty"`
+	ByProfile map[string][2]int `json:"by_profile,omitempty"`
+	Failures  []sweepCaseJSON   `json:"failures,omitempty"`
+}
+
+type sweepVerifyJSON struct {
+	Files []sweepFileJSON `json:"files"`
+	Cases int             `json:"cases"`
+	Match int             `json:"match"`
+	OK    bool            `json:"ok"`
+}
+
+func verdictStatus(v oracletest.SweepVerdict) string {
+	switch {
+	case v.Match:
+		return "MATCH"
+	case v.Want.Err != "":
+		return "ERROR"
+	case v.Err != nil && errors.Is(v.Err, oracle.ErrUnsupported):
+		return "UNSUPPORTED"
+	case v.Err != nil:
+		return "ERROR"
+	}
+	return "MISMATCH"
+}
+
+func cmdSweepVerify(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("sweep verify", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	asJSON := fl.Bool("json", false, "print the report as JSON")
+	noMMA := fl.Bool("no-int8-mma", false, "the record was made by a ggml build without int8 MMA and with GGML_CUDA_FORCE_MMQ (sim.Device.NoTuringMMA, ForceMMQ)")
+	workers := fl.Int("workers", 0, "goroutines across cases (0: GOMAXPROCS)")
+	if err := fl.Parse(args); err != nil {
+		return 2
+	}
+	if fl.NArg() == 0 {
+		fmt.Fprintln(stderr, "usage: simrun sweep verify [--json] [--no-int8-mma] [--workers N] FILE...")
+		return 2
+	}
+	impl := ggsim.NewSimulator()
+	all := sweepVerifyJSON{OK: true}
+	for _, path := range fl.Args() {
+		fr := verifySweepFile(path, impl, *noMMA, *workers)
+		all.Files = append(all.Files, fr)
+		all.Cases += fr.Cases
+		all.Match += fr.Match
+		if fr.Error != "" || fr.Match != fr.Cases {
+			all.OK = false
+		}
+		if !*asJSON {
+			printSweepFile(stdout, fr)
+		}
+	}
+	if all.Cases == 0 {
+		all.OK = false
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(all); err != nil {
+			fmt.Fprintln(stderr, "simrun:", err)
+			return 1
+		}
+	} else {
+		fmt.Fprintf(stdout, "sweep verify: %d/%d cases match\n", all.Match, all.Cases)
+	}
+	if !all.OK {
+		return 1
+	}
+	return 0
+}
+
+// verifySweepFile verifies one record on the device its header names.
+func verifySweepFile(path string, impl *ggsim.Simulator, noMMA bool, workers int) sweepFileJSON {
+	fr := sweepFileJSON{File: path}
+	f, err := os.Open(path)
+	if err != nil {
+		fr.Error = err.Error()
+		return fr
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	first, err := br.ReadString('\n')
+	if err != nil && first == "" {
+		fr.Error = fmt.Sprintf("empty record: %v", err)
+		return fr
+	}
+	producer, d, ok := oracletest.ParseSweepHeader(first)
+	if !ok {
+		fr.Error = fmt.Sprintf("first line %q is not a sweep header naming the device (# PRODUCER on DEVICE (cc CC, N SMs, driver D), TIME)", strings.TrimSpace(first))
+		return fr
+	}
+	fr.Producer = producer
+	// A record of `simrun sweep run --no-int8-mma` says so in its producer.
+	noMMA = noMMA || strings.Contains(producer, simNoMMAProducer)
+	dev, err := sweepDevice(d, noMMA)
+	if err != nil {
+		fr.Error = err.Error()
+		return fr
+	}
+	fr.Device = fmt.Sprintf("%s (cc %d, %d SMs%s)", dev.Name, dev.CC, dev.SMCount, map[bool]string{true: ", no int8 MMA"}[dev.NoTuringMMA])
+	rep, err := oracletest.VerifySweepParallel(br, nil, func(c *oracletest.SweepCase) ([]float32, error) {
+		return runSweepCase(impl, dev, c)
+	}, workers)
+	if err != nil {
+		fr.Error = err.Error()
+	}
+	fr.Cases, fr.Match, fr.ByType, fr.ByProfile = rep.Cases, rep.Match, rep.ByType, rep.ByPath
+	fr.ByKind = map[string][2]int{}
+	for _, v := range rep.Verdicts {
+		k := fr.ByKind[v.Want.Kind]
+		k[1]++
+		if v.Match {
+			k[0]++
+		}
+		fr.ByKind[v.Want.Kind] = k
+	}
+	for _, v := range rep.Verdicts {
+		if v.Match {
+			continue
+		}
+		cj := sweepCaseJSON{Line: v.Line, Kind: v.Want.Kind, Index: v.Want.Index, Type: v.Want.Type.String(),
+			Shape: v.Want.Shape, Profile: v.Want.Profile, Status: verdictStatus(v), Want: v.Want.Digest, Got: v.Got}
+		switch {
+		case v.Want.Err != "":
+			cj.Error = "recorded error: " + v.Want.Err
+		case v.Err != nil:
+			cj.Error = v.Err.Error()
+		}
+		fr.Failures = append(fr.Failures, cj)
+	}
+	return fr
+}
+
+func printSweepFile(w io.Writer, fr sweepFileJSON) {
+	if fr.Device != "" {
+		fmt.Fprintf(w, "%s: %s; simulated as %s\n", fr.File, fr.Producer, fr.Device)
+	}
+	if fr.Error != "" {
+		fmt.Fprintf(w, "%s: ERROR: %s\n", fr.File, fr.Error)
+	}
+	for _, c := range fr.Failures {
+		fmt.Fprintf(w, "%s:%d: %s %s/%d %s %s %s", fr.File, c.Line, c.Status, c.Kind, c.Index, c.Type, c.Shape, c.Profile)
+		if c.Error != "" {
+			fmt.Fprintf(w, ": %s\n", c.Error)
+		} else {
+			fmt.Fprintf(w, ": recorded %s, simulated %s\n", c.Want, c.Got)
+		}
+	}
+	counts := func(what string, m map[string][2]int) {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		fmt.Fprintf(w, "  per %s:", what)
+		for _, k := range keys {
+			fmt.Fprintf(w, " %s %d/%d", k, m[k][0], m[k][1])
+		}
+		fmt.Fprintln(w)
+	}
+	if fr.Cases > 0 {
+		counts("kind", fr.ByKind)
+		counts("type", fr.ByType)
+		counts("profile", fr.ByProfile)
+	}
+	fmt.Fprintf(w, "%s: %d/%d cases match\n", fr.File, fr.Match, fr.Cases)
+}
+
+// parseShard parses "i/n" (0 <= i < n).
+func parseShard(s string) (i, n int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return 0, 0, fmt.Errorf("--shard %q: want i/n with 0 <= i < n", s)
+	}
+	return i, n, nil
+}
+
+// parseRange parses "FROM-TO", the half-open range [FROM, TO) of case indices (as
+// GGSIM_SWEEP of gpu/ggml TestSweepCUDA).
+func parseRange(s string) (from, to int, err error) {
+	a, b, ok := strings.Cut(s, "-")
+	from, err1 := strconv.Atoi(a)
+	to, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || from < 0 || to < from {
+		return 0, 0, fmt.Errorf("--range %q: want FROM-TO with 0 <= FROM <= TO (cases FROM..TO-1)", s)
+	}
+	return from, to, nil
+}
+
+func cmdSweepRun(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("sweep run", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	kind := fl.String("kind", "", "sweep kind: mmq or mmqid")
+	seed := fl.Uint64("seed", 0, "sweep seed")
+	rng := fl.String("range", "", "case indices FROM-TO (half-open: FROM..TO-1)")
+	shard := fl.String("shard", "0/1", "i/n: only the cases whose index is i modulo n")
+	noMMA := fl.Bool("no-int8-mma", false, "simulate a ggml build without int8 MMA and with GGML_CUDA_FORCE_MMQ (sim.Device.NoTuringMMA, ForceMMQ)")
+	device := fl.String("device", "H200", "simulated device (simrun devices)")
+	outPath := fl.String("out", "", "write the record to this file (default: standard output)")
+	workers := fl.Int("workers", 0, "goroutines across cases (0: GOMAXPROCS)")
+	if err := fl.Parse(args); err != nil {
+		return 2
+	}
+	if fl.NArg() != 0 || *rng == "" || (*kind != oracletest.SweepMMQ && *kind != oracletest.SweepMMQID) {
+		fmt.Fprintln(stderr, "usage: simrun sweep run --kind mmq|mmqid --seed S --range FROM-TO [--shard i/n] [--no-int8-mma] [--device NAME] [--out FILE]")
+		return 2
+	}
+	from, to, err := parseRange(*rng)
+	if err != nil {
+		fmt.Fprintln(stderr, "simrun:", err)
+		return 2
+	}
+	si, sn, err := parseShard(*shard)
+	if err != nil {
+		fmt.Fprintln(stderr, "simrun:", err)
+		return 2
+	}
+	dev, err := sim.Lookup(*device)
+	if err != nil {
+		fmt.Fprintln(stderr, "simrun:", err)
+		return 2
+	}
+	if *noMMA {
+		noInt8MMA(&dev)
+	}
+	if err := dev.Validate(); err != nil {
+		fmt.Fprintln(stderr, "simrun:", err)
+		return 2
+	}
+	w := stdout
+	if *outPath != "" {
+		f, err := os.Create(*outPath)
+		if err != nil {
+			fmt.Fprintln(stderr, "simrun:", err)
+			return 1
+		}
+		defer f.Close()
+		w = f
+	}
+	bw := bufio.NewWriter(w)
+	producer := "ggsim simulator"
+	if dev.NoTuringMMA {
+		producer = simNoMMAProducer
+	}
+	fmt.Fprintln(bw, oracletest.SweepHeader(producer, golden.Device{Name: dev.Name, CC: dev.CC, SMCount: dev.SMCount, Driver: "none"}, time.Now()))
+	fmt.Fprintf(bw, "# simrun sweep run --kind %s --seed %d --range %d-%d --shard %d/%d --device %s%s\n",
+		*kind, *seed, from, to, si, sn, *device, map[bool]string{true: " --no-int8-mma"}[dev.NoTuringMMA])
+	var idx []int
+	for i := from; i < to; i++ {
+		if i%sn == si {
+			idx = append(idx, i)
+		}
+	}
+	impl := ggsim.NewSimulator()
+	lines := make([]chan string, len(idx))
+	for k := range lines {
+		lines[k] = make(chan string, 1)
+	}
+	nw := *workers
+	if nw < 1 {
+		nw = runtime.GOMAXPROCS(0)
+	}
+	var mu sync.Mutex
+	next := 0
+	sem := make(chan struct{}, 4*nw) // bounds the finished lines waiting to be written
+	var wg sync.WaitGroup
+	for range nw {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				sem <- struct{}{}
+				mu.Lock()
+				k := next
+				next++
+				mu.Unlock()
+				if k >= len(idx) {
+					<-sem
+					return
+				}
+				lines[k] <- sweepLine(impl, dev, *kind, *seed, idx[k])
+			}
+		}()
+	}
+	failed := 0
+	for k := range idx {
+		l := <-lines[k]
+		<-sem
+		if strings.Contains(l, "\terror: ") {
+			failed++
+		}
+		fmt.Fprintln(bw, l)
+	}
+	wg.Wait()
+	if err := bw.Flush(); err != nil {
+		fmt.Fprintln(stderr, "simrun:", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "sweep run: %d cases, %d errors\n", len(idx), failed)
+	if failed > 0 {
+		return 1
+	}
+	return 0
+}
+
+// simNoMMAProducer is the producer of `simrun sweep run --no-int8-mma`'s header.
+const simNoMMAProducer = "ggsim simulator (no int8 MMA, FORCE_MMQ)"
+
+// sweepLine runs case i of the sweep and returns its record line.
+func sweepLine(impl *ggsim.Simulator, dev sim.Device, kind string, seed uint64, i int) string {
+	c, err := oracletest.Sweep(kind, seed, i)
+	if err != nil {
+		return oracletest.SweepResult{Kind: kind, Seed: seed, Index: i, Err: err.Error()}.String()
+	}
+	r := oracletest.SweepResult{Kind: kind, Seed: seed, Index: i, Type: c.Type, Shape: c.Shape(), Profile: c.Profile}
+	out, err := runSweepCase(impl, dev, &c)
+	if err != nil {
+		r.Err = err.Error()
+	} else {
+		r.Digest = oracletest.Digest(out)
+	}
+	return r.String()
+}
