@@ -300,3 +300,21 @@ var h2fTab = func() *[1 << 16]float32 {
 	}
 	return &t
 }()
+
+// E8M0ToF32 is ggml_cuda_e8m0_to_fp32(e) as CUDA >= 12.8 compiles it
+// (__nv_cvt_e8m0_to_bf16raw, read from the SASS of the sm_90 build): the bf16 bits
+// e<<7, 0x0040 for e = 0 (2^-127, a float32 subnormal that the next FTZ multiply
+// flushes) and 0x7fff (NaN) for e = 255, widened to float32. (quant's CPU conversion
+// gives +Inf for 255: the GPU and the CPU differ there.)
+func E8M0ToF32(e uint8) float32 {
+	var h uint32
+	switch e {
+	case 0:
+		h = 0x0040
+	case 0xff:
+		h = 0x7fff
+	default:
+		h = uint32(e) << 7
+	}
+	return math.Float32frombits(h << 16)
+}

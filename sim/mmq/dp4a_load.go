@@ -1,7 +1,6 @@
 package mmq
 
 import (
-	"math"
 
 	"github.com/ggsim/ggsim/f16"
 	"github.com/ggsim/ggsim/quant"
@@ -184,23 +183,7 @@ func loadMXFP4DP4A(m *matrix, i, kb0 int, x *xTile) {
 	for b := 0; b < 8; b++ {
 		blk := quant.BlockMXFP4(m.block(i, kb0+b))
 		nibbles32(x.qs[32*b:32*b+32], blk.Qs(), &quant.KValuesMXFP4)
-		x.df[b] = sim.Mul(e8m0CUDA(blk.E()), 0.5)
+		x.df[b] = sim.Mul(sim.E8M0ToF32(blk.E()), 0.5)
 	}
 }
 
-// e8m0CUDA is ggml_cuda_e8m0_to_fp32 under CUDA >= 12.8: __nv_cvt_e8m0_to_bf16raw widened
-// to float: e = 0 gives the bf16 subnormal 0x0040 (2^-127), e = 255 the bf16 NaN 0x7fff,
-// else e << 7. The same fact as sim/mmvq's e8m0Float (a shared home in quant would be
-// better; kept local to stay inside this package).
-func e8m0CUDA(e uint8) float32 {
-	var h uint32
-	switch e {
-	case 0:
-		h = 0x0040
-	case 0xff:
-		h = 0x7fff
-	default:
-		h = uint32(e) << 7
-	}
-	return math.Float32frombits(h << 16)
-}

@@ -1,7 +1,6 @@
 package mmq
 
 import (
-	"math"
 
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
@@ -51,7 +50,7 @@ func loadMXFP4(m *matrix, i, kb0 int, x *xTile) {
 	for b := 0; b < 8; b++ {
 		blk := quant.BlockMXFP4(m.block(i, kb0+b))
 		table16Values(x.qs[32*b:32*b+32], blk.Qs(), &quant.KValuesMXFP4)
-		x.df[b] = sim.Mul(e8m0Float(blk.E()), 0.5)
+		x.df[b] = sim.Mul(sim.E8M0ToF32(blk.E()), 0.5)
 	}
 }
 
@@ -67,19 +66,3 @@ func loadIQ4_XS(m *matrix, i, kb0 int, x *xTile) {
 	}
 }
 
-// e8m0Float is ggml_cuda_e8m0_to_fp32(e) as CUDA >= 12.8 compiles it
-// (__nv_cvt_e8m0_to_bf16raw): bf16 bits e<<7, 0x0040 for e = 0 (2^-127, a float32
-// subnormal that the next FTZ multiply flushes) and 0x7fff (NaN) for e = 255, widened to
-// float32. The same model as sim/mmvq's (measured there from SASS on the H200).
-func e8m0Float(e uint8) float32 {
-	var h uint32
-	switch e {
-	case 0:
-		h = 0x0040
-	case 0xff:
-		h = 0x7fff
-	default:
-		h = uint32(e) << 7
-	}
-	return math.Float32frombits(h << 16)
-}

@@ -22,22 +22,6 @@ func table16(q4 int32, tab *[16]int8) (x, y int32) {
 	return int32(ux), int32(uy)
 }
 
-// e8m0Float is ggml_cuda_e8m0_to_fp32(e) as CUDA >= 12.8 compiles it
-// (__nv_cvt_e8m0_to_bf16raw, read from SASS): bf16 bits (e<<7)&0x7f80, 0x0040 for e = 0
-// (2^-127, a float32 subnormal that the next FTZ multiply flushes) and 0x7fff (NaN) for
-// e = 255, widened to float32.
-func e8m0Float(e uint8) float32 {
-	var h uint32
-	switch e {
-	case 0:
-		h = 0x0040
-	case 0xff:
-		h = 0x7fff
-	default:
-		h = uint32(e) << 7
-	}
-	return f32frombits(h << 16)
-}
 
 // vecDotMXFP4 (VDR 2, iqs in {0,2}):
 //
@@ -53,7 +37,7 @@ func vecDotMXFP4(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 		sumi = sim.Dp4a(vx, yb.Int(iqs+l), sumi)
 		sumi = sim.Dp4a(vy, yb.Int(iqs+l+4), sumi)
 	}
-	d := sim.Mul(sim.Mul(e8m0Float(b.E()), 0.5), sim.H2F(yb.D))
+	d := sim.Mul(sim.Mul(sim.E8M0ToF32(b.E()), 0.5), sim.H2F(yb.D))
 	return sim.FMA(d, sim.I2F(sumi), tmp)
 }
 
