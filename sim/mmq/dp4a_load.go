@@ -1,7 +1,6 @@
 package mmq
 
 import (
-
 	"github.com/ggsim/ggsim/f16"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
@@ -186,4 +185,3 @@ func loadMXFP4DP4A(m *matrix, i, kb0 int, x *xTile) {
 		x.df[b] = sim.Mul(sim.E8M0ToF32(blk.E()), 0.5)
 	}
 }
-

@@ -1,7 +1,6 @@
 package mmq
 
 import (
-
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
 	"github.com/ggsim/ggsim/sim/q8"
@@ -65,4 +64,3 @@ func loadIQ4_XS(m *matrix, i, kb0 int, x *xTile) {
 		x.df[s] = sim.Mul(d, sim.I2F(int32(blk.Ls(s)-32)))
 	}
 }
-

@@ -22,7 +22,6 @@ func table16(q4 int32, tab *[16]int8) (x, y int32) {
 	return int32(ux), int32(uy)
 }
 
-
 // vecDotMXFP4 (VDR 2, iqs in {0,2}):
 //
 //	sumi = Σ_l sim.Dp4a(v.x, u[iqs+l], ·), sim.Dp4a(v.y, u[iqs+l+4], ·)  (v = table16 of qs int iqs+l)
