@@ -156,7 +156,7 @@ func TestDP4AMXFP4EqualsMMA(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mma := map[quant.Type]*kernel{quant.MXFP4: {layout: q8.D4, load: loadMXFP4DP4A, dot: dotQ8_0Q8_1(false)}}
+	mma := map[quant.Type]*kernel{quant.MXFP4: {layout: q8.D4, load: loadMXFP4, dot: dotQ8_0Q8_1(false)}}
 	if kn, ok := kernels[quant.MXFP4]; ok { // the MMA path's own kernel, once registered
 		mma[quant.MXFP4] = kn
 	}
@@ -367,7 +367,7 @@ func TestDP4AVersusMMAOrders(t *testing.T) {
 	}{
 		{quant.Q5_1, &kernel{layout: q8.DS4, load: q5_1, dot: dotQ8_1Q8_1}, 1e-5, 1e-2},
 		{quant.Q3_K, &kernel{layout: q8.D4, load: q3_K, dot: dotQ8_0_16Q8_1}, 1e-9, 1e-6},
-		{quant.IQ4_XS, &kernel{layout: q8.D4, load: loadIQ4_XSDP4A, dot: dotQ8_0Q8_1(false)}, 1e-9, 1e-6},
+		{quant.IQ4_XS, &kernel{layout: q8.D4, load: loadIQ4_XS, dot: dotQ8_0Q8_1(false)}, 1e-9, 1e-6},
 	}
 	const K, N, M = 1024, 256, 40
 	for _, c := range cases {

@@ -26,9 +26,9 @@ func init() {
 	kernelsDP4A[quant.Q5_K] = &kernel{layout: q8.DS4, load: loadQ5_KDP4A, dot: dp4aDotQ4_K}
 	kernelsDP4A[quant.Q6_K] = &kernel{layout: q8.D4, load: loadQ6_KDP4A, dot: dp4aDotQ6_K}
 	kernelsDP4A[quant.Q2_K] = &kernel{layout: q8.D2S6, load: loadQ2_KDP4A, dot: dp4aDotQ2_K}
-	kernelsDP4A[quant.IQ4_XS] = &kernel{layout: q8.D4, load: loadIQ4_XSDP4A, dot: dp4aDotQ8_0}
-	kernelsDP4A[quant.IQ4_NL] = &kernel{layout: q8.D4, load: loadIQ4_NLDP4A, dot: dp4aDotQ8_0}
-	kernelsDP4A[quant.MXFP4] = &kernel{layout: q8.D4, load: loadMXFP4DP4A, dot: dp4aDotQ8_0}
+	kernelsDP4A[quant.IQ4_XS] = &kernel{layout: q8.D4, load: loadIQ4_XS, dot: dp4aDotQ8_0}
+	kernelsDP4A[quant.IQ4_NL] = &kernel{layout: q8.D4, load: loadIQ4_NL, dot: dp4aDotQ8_0}
+	kernelsDP4A[quant.MXFP4] = &kernel{layout: q8.D4, load: loadMXFP4, dot: dp4aDotQ8_0}
 }
 
 // nibbles32 writes the 32 values of a 16-byte legacy nibble array in value order: low
@@ -154,34 +154,5 @@ func loadQ2_KDP4A(m *matrix, i, kb0 int, x *xTile) {
 	}
 }
 
-// loadIQ4_XSDP4A: x_qs = kvalues_iq4nl[code] (get_int_from_table_16) in value order,
-// x_df[s] = d * (ls - 32): a float32 product of the half d and the integer.
-func loadIQ4_XSDP4A(m *matrix, i, kb0 int, x *xTile) {
-	blk := quant.BlockIQ4_XS(m.block(i, kb0))
-	for v := 0; v < 256; v++ {
-		x.qs[v] = quant.KValuesIQ4NL[blk.Code(v)]
-	}
-	d := sim.H2F(blk.D())
-	for s := 0; s < 8; s++ {
-		x.df[s] = sim.Mul(d, float32(blk.Ls(s)-32))
-	}
-}
 
-// loadIQ4_NLDP4A: x_qs = kvalues_iq4nl[nibble] in value order, x_df = d.
-func loadIQ4_NLDP4A(m *matrix, i, kb0 int, x *xTile) {
-	for b := 0; b < 8; b++ {
-		blk := quant.BlockIQ4_NL(m.block(i, kb0+b))
-		nibbles32(x.qs[32*b:32*b+32], blk.Qs(), &quant.KValuesIQ4NL)
-		x.df[b] = sim.H2F(blk.D())
-	}
-}
 
-// loadMXFP4DP4A: x_qs = kvalues_mxfp4[nibble] (the doubled E2M1 table) in value order,
-// x_df = ggml_cuda_e8m0_to_fp32(e) * 0.5f (FTZ: e = 0, 1 give subnormals that flush).
-func loadMXFP4DP4A(m *matrix, i, kb0 int, x *xTile) {
-	for b := 0; b < 8; b++ {
-		blk := quant.BlockMXFP4(m.block(i, kb0+b))
-		nibbles32(x.qs[32*b:32*b+32], blk.Qs(), &quant.KValuesMXFP4)
-		x.df[b] = sim.Mul(sim.E8M0ToF32(blk.E()), 0.5)
-	}
-}
