@@ -38,7 +38,8 @@ func usage(w io.Writer) {
                                                        why ggml runs the kernel it runs (-h: flags)
   simrun capture --ggml DIR --out FILE.gguf [--types T,...] [--k K --n N] [--batches 1,2,...] [--moe E:U:T:B1,...]
                                                        run cases on a ggml build (cuda tag) and write a golden file
-  simrun devices                                       list the device catalog`)
+  simrun devices                                       list the device catalog
+  simrun version [--json] [--files]                    the modelled ggml commit, kernel fingerprint, toolkit, Go`)
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -55,6 +56,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdCapture(args[1:], stdout, stderr)
 	case "devices":
 		return cmdDevices(stdout)
+	case "version":
+		return cmdVersion(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		usage(stdout)
 		return 0
