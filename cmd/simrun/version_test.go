@@ -52,7 +52,7 @@ func TestVersion(t *testing.T) {
 	if code, _, errs := runCmd(t, "version", "extra"); code != 2 || !strings.Contains(errs, `unexpected argument "extra"`) {
 		t.Errorf("extra argument: exit %d, %q", code, errs)
 	}
-	if code, out, _ = runCmd(t, "help"); !strings.Contains(out, "simrun version") {
+	if _, out, _ = runCmd(t, "help"); !strings.Contains(out, "simrun version") {
 		t.Errorf("usage does not list version:\n%s", out)
 	}
 }
