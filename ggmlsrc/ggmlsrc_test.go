@@ -72,8 +72,12 @@ func TestHashDir(t *testing.T) {
 		t.Errorf("%v", a[0])
 	}
 	b, err := ggmlsrc.HashDir(writeTree(t, func(dir string) {
-		os.WriteFile(filepath.Join(dir, "src/ggml-cuda/mmq.cuh"), []byte("changed"), 0o644)
-		os.Remove(filepath.Join(dir, "src/ggml.c"))
+		if err := os.WriteFile(filepath.Join(dir, "src/ggml-cuda/mmq.cuh"), []byte("changed"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(filepath.Join(dir, "src/ggml.c")); err != nil {
+			t.Fatal(err)
+		}
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +92,9 @@ func TestHashDir(t *testing.T) {
 		t.Errorf("empty dir: %v", err)
 	}
 	llama := t.TempDir()
-	os.MkdirAll(filepath.Join(llama, "ggml", "src", "ggml-cuda"), 0o755)
+	if err := os.MkdirAll(filepath.Join(llama, "ggml", "src", "ggml-cuda"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := ggmlsrc.HashDir(llama); err == nil || !strings.Contains(err.Error(), "give "+filepath.Join(llama, "ggml")) {
 		t.Errorf("llama.cpp dir: %v", err)
 	}
