@@ -46,8 +46,9 @@
 //
 // The fingerprint is conservative for what it lists and blind to what it does not: the
 // generated template instances (src/ggml-cuda/template-instances), other CMake files,
-// the toolkit, compiler and driver are not in it (the toolkit is golden.ggml.build's
-// business). ggml.c, ggml.h and ggml-cuda.cu change with most ggml commits for reasons
+// the toolkit, compiler and driver are not in it (the toolkit is recorded in
+// golden.ggml.build, free text that the verifier does not judge: a build with another
+// nvcc may fuse other multiply-adds, and then shows as MISMATCH, not as UNSUPPORTED). ggml.c, ggml.h and ggml-cuda.cu change with most ggml commits for reasons
 // unrelated to the kernels, so most other commits differ in those files; the per-file
 // hashes let a reader see which files differ and judge. A tree whose listed files were
 // checked out with converted line endings has other hashes.
