@@ -34,5 +34,9 @@
 // The reference covers MUL_MAT and MUL_MAT_ID (per token and slot) of the quantized
 // types quant can dequantize; GLU cases are UNSUPPORTED (their epilogue needs MUFU.EX2,
 // not measured). A golden file of another ggml commit than GGMLCommit is UNSUPPORTED as
-// a whole.
+// a whole unless it records the kernel fingerprint of the modelled sources
+// (golden.ggml.kernel_fingerprint, package ggmlsrc): then it is verified, and every case
+// says so (CaseResult.Sources). A file whose fingerprint differs (even one that names
+// GGMLCommit) is UNSUPPORTED, naming the files whose hashes differ where it records them
+// (CheckSources).
 package oracle

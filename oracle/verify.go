@@ -7,14 +7,15 @@ import (
 	"math"
 	"strings"
 
+	"github.com/ggsim/ggsim/ggmlsrc"
 	"github.com/ggsim/ggsim/gguf/golden"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
 	"github.com/ggsim/ggsim/tiling"
 )
 
-// GGMLCommit is the ggml commit whose kernels ggsim models.
-const GGMLCommit = "d99724f2b141"
+// GGMLCommit is the ggml commit whose kernels ggsim models (ggmlsrc.Commit).
+const GGMLCommit = ggmlsrc.Commit
 
 // Status is a case's verdict.
 type Status string
@@ -38,6 +39,9 @@ type CaseResult struct {
 	Bits   *Compare   `json:"bits,omitempty"`
 	FP64   *FP64Check `json:"fp64,omitempty"`
 	Detail string     `json:"detail,omitempty"` // first divergence, or why unsupported / error
+	// Sources is set when the file is from another ggml commit and was accepted because
+	// its kernel fingerprint is the modelled commit's: it says so.
+	Sources string `json:"sources,omitempty"`
 }
 
 // FP64Check is the second part of a verdict: the expected (GPU) output against the fp64
@@ -85,6 +89,9 @@ func (r *CaseResult) Line() string {
 	if r.Detail != "" {
 		fmt.Fprintf(&b, ": %s", r.Detail)
 	}
+	if r.Sources != "" {
+		fmt.Fprintf(&b, " [%s]", r.Sources)
+	}
 	return b.String()
 }
 
@@ -124,18 +131,16 @@ func VerifyFile(f *golden.File, impl Impl, opt Options) ([]CaseResult, error) {
 	if i := strings.LastIndexByte(name, '/'); i >= 0 {
 		name = name[i+1:]
 	}
-	// A file of another ggml commit is not modelled at all; an unknown device only
-	// matters to the GPU kernels (quantize cases are the CPU's reference quantizers).
-	var fileErr error
-	if !commitMatches(f.GGMLCommit) {
-		fileErr = fmt.Errorf("%w: file is from ggml %q, ggsim models ggml %s", ErrUnsupported, f.GGMLCommit, GGMLCommit)
-	}
+	// A file whose kernel sources are not the modelled ones is not modelled at all; an
+	// unknown device only matters to the GPU kernels (quantize cases are the CPU's
+	// reference quantizers).
+	sources, fileErr := CheckSources(f)
 	dev, devErr := DeviceOf(f.Meta)
 	res := make([]CaseResult, len(f.Cases))
 	for i := range f.Cases {
 		c := &f.Cases[i]
 		r := &res[i]
-		r.File, r.Index, r.Op = name, c.Index, c.Op
+		r.File, r.Index, r.Op, r.Sources = name, c.Index, c.Op, sources
 		if c.Err == nil {
 			r.Type = c.WeightType.String()
 			r.Shape = shapeString(c)
@@ -152,6 +157,47 @@ func VerifyFile(f *golden.File, impl Impl, opt Options) ([]CaseResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// CheckSources decides whether f's outputs come from the kernel sources ggsim models. A
+// file of GGMLCommit is accepted unless it records a kernel fingerprint (ggmlsrc) other
+// than the modelled one (a modified tree). A file of another commit is accepted only if
+// its fingerprint is the modelled one; then note says so. Otherwise the error wraps
+// ErrUnsupported and names the files whose hashes differ, or says that the file records
+// no fingerprint (or no per-file hashes).
+func CheckSources(f *golden.File) (note string, err error) {
+	k := f.Kernel
+	want := ggmlsrc.ModelledFingerprint()
+	same := commitMatches(f.GGMLCommit)
+	switch {
+	case k.Fingerprint == want && same:
+		return "", nil
+	case k.Fingerprint == want:
+		return fmt.Sprintf("ggml %s accepted: its kernel sources are those of %s (fingerprint %s)", f.GGMLCommit, GGMLCommit, short(want)), nil
+	case k.Fingerprint == "" && same:
+		return "", nil
+	case k.Fingerprint == "":
+		return "", fmt.Errorf("%w: file is from ggml %q, ggsim models ggml %s, and no kernel fingerprint is recorded (%s; capture with --ggml-src) to show the kernel sources are the same",
+			ErrUnsupported, f.GGMLCommit, GGMLCommit, golden.KeyKernelFingerprint)
+	}
+	what := fmt.Sprintf("file is from ggml %q and", f.GGMLCommit)
+	if same {
+		what = fmt.Sprintf("file says ggml %q, the modelled commit, but", f.GGMLCommit)
+	}
+	if k.Files == nil {
+		return "", fmt.Errorf("%w: %s its kernel fingerprint %s is not that of ggml %s (%s), and no per-file hashes are recorded to say which files differ",
+			ErrUnsupported, what, short(k.Fingerprint), GGMLCommit, short(want))
+	}
+	return "", fmt.Errorf("%w: %s its kernel sources differ from ggml %s's in %s",
+		ErrUnsupported, what, GGMLCommit, strings.Join(ggmlsrc.Modelled().Diff(k.Files), ", "))
+}
+
+// short abbreviates a fingerprint for messages.
+func short(fp string) string {
+	if len(fp) > 12 {
+		return fp[:12] + "…"
+	}
+	return fp
 }
 
 func commitMatches(c string) bool {

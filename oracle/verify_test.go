@@ -30,6 +30,12 @@ var h200Meta = golden.Meta{
 // output is what the simulator computes, optionally altered by edit.
 func synthetic(t *testing.T, meta golden.Meta, typ quant.Type, M int, edit func([]float32)) *golden.File {
 	t.Helper()
+	return syntheticWith(t, meta, nil, typ, M, edit)
+}
+
+// syntheticWith is synthetic with keys added by keys (nil: none) before the case.
+func syntheticWith(t *testing.T, meta golden.Meta, keys func(*golden.Writer) error, typ quant.Type, M int, edit func([]float32)) *golden.File {
+	t.Helper()
 	r := rand.New(rand.NewPCG(3, 4))
 	const K, N = 512, 16
 	a := oracle.QuantizeRows(t, typ, oracle.GoldenLike(r, K*N, 0.05), K, N)
@@ -57,6 +63,9 @@ func synthetic(t *testing.T, meta golden.Meta, typ quant.Type, M int, edit func(
 	must(w.AddTensor("a", typ, []int64{K, N}, a))
 	must(w.AddF32("b", []int64{K, int64(M)}, b))
 	must(w.AddF32("dst", []int64{N, int64(M)}, dst))
+	if keys != nil {
+		must(keys(w))
+	}
 	_, err := w.AddCase(golden.Case{Op: golden.OpMulMat, Src: []string{"a", "b"}, Dst: "dst"})
 	must(err)
 	var buf bytes.Buffer

@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/ggsim/ggsim/ggmlsrc"
 	"github.com/ggsim/ggsim/gpu/ggml"
 )
 
@@ -19,6 +20,7 @@ func cmdCapture(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "simrun capture:", err)
 		return 2
 	}
+	meta := ggml.Meta{Commit: a.commit, Build: a.build, Kernel: a.kernel}
 	lib, err := ggml.Load(a.ggmlDir)
 	if err != nil {
 		fmt.Fprintln(stderr, "simrun capture:", err)
@@ -41,7 +43,7 @@ func cmdCapture(args []string, stdout, stderr io.Writer) int {
 	for _, m := range a.moe {
 		plan.MoE = append(plan.MoE, ggml.MoEShape{E: m[0], U: m[1], T: m[2], B1: m[3]})
 	}
-	w, sum, err := ggml.Capture(plan, be, lib, ggml.Meta{Commit: a.commit, Build: a.build})
+	w, sum, err := ggml.Capture(plan, be, lib, meta)
 	if err != nil {
 		fmt.Fprintln(stderr, "simrun capture:", err)
 		return 1
@@ -49,6 +51,9 @@ func cmdCapture(args []string, stdout, stderr io.Writer) int {
 	if err := w.WriteFile(a.out); err != nil {
 		fmt.Fprintln(stderr, "simrun capture:", err)
 		return 1
+	}
+	if meta.Kernel != nil {
+		fmt.Fprintf(stdout, "capture: kernel fingerprint %s of %s (modelled: %s)\n", meta.Kernel.Fingerprint(), a.ggmlSrc, ggmlsrc.ModelledFingerprint())
 	}
 	fmt.Fprintf(stdout, "capture: %s on %s (cc %d, %d SMs): %d mul_mat, %d mul_mat_id, %d quantize cases, %d tensors -> %s\n",
 		spec, sum.Device.Name, sum.Device.CC, sum.Device.SMCount, sum.MulMat, sum.MulMatID, sum.Quantize, sum.Tensors, a.out)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ggsim/ggsim/ggmlsrc"
 	"github.com/ggsim/ggsim/quant"
 )
 
@@ -23,6 +24,8 @@ type captureArgs struct {
 	seed           uint64
 	repeat         int
 	commit, build  string
+	ggmlSrc        string
+	kernel         ggmlsrc.Set // the hashes of --ggml-src, nil without it
 	defaultedTypes bool
 }
 
@@ -42,6 +45,7 @@ func parseCaptureArgs(args []string, fl *flag.FlagSet) (*captureArgs, error) {
 	fl.IntVar(&a.repeat, "repeat", 2, "run each product this many times and require identical bits")
 	fl.StringVar(&a.commit, "commit", "", "ggml commit to record (default: what the build reports)")
 	fl.StringVar(&a.build, "build", "", "toolkit and build options to record, e.g. \"CUDA 13.0.88, CMAKE_CUDA_ARCHITECTURES=90, GGML_CUDA_FA=OFF, Release\"")
+	fl.StringVar(&a.ggmlSrc, "ggml-src", "", "ggml source tree the build was made from (the directory holding src/ and include/): record its kernel fingerprint, so that verify can accept the file if its ggml commit is not the modelled one")
 	if err := fl.Parse(args); err != nil {
 		return nil, err
 	}
@@ -70,6 +74,11 @@ func parseCaptureArgs(args []string, fl *flag.FlagSet) (*captureArgs, error) {
 				return nil, fmt.Errorf("--moe: %q is not E:U:T:B1", s)
 			}
 			a.moe = append(a.moe, [4]int{v[0], v[1], v[2], v[3]})
+		}
+	}
+	if a.ggmlSrc != "" {
+		if a.kernel, err = ggmlsrc.HashDir(a.ggmlSrc); err != nil {
+			return nil, fmt.Errorf("--ggml-src: %w", err)
 		}
 	}
 	if a.k <= 0 || a.n <= 0 || a.repeat < 1 || a.quantRows < 0 {

@@ -51,7 +51,8 @@ func usage(w io.Writer) {
   simrun sweep verify [--json] [--no-int8-mma] FILE... verify sweep records (made on a GPU by gpu/ggml TestSweepCUDA)
   simrun sweep run --kind mmq|mmqid --seed S --range FROM-TO [--shard i/n] [--no-int8-mma] [--out FILE]
                                                        write the simulator's own sweep record
-  simrun devices                                       list the device catalog`)
+  simrun devices                                       list the device catalog
+  simrun version [--json] [--files]                    the modelled ggml commit, kernel fingerprint, toolkit, Go`)
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -70,6 +71,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdSweep(args[1:], stdout, stderr)
 	case "devices":
 		return cmdDevices(stdout)
+	case "version":
+		return cmdVersion(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		usage(stdout)
 		return 0

@@ -9,6 +9,13 @@
 //	golden.case.{i}.op (str), .src (array of str), .dst (str), and for GLU cases
 //	.glu (str), .fusion (str), .glu_alpha and .glu_limit (f32, swiglu_oai only).
 //
+// Optional provenance keys (File.Kernel; package ggmlsrc defines them):
+// golden.ggml.kernel_fingerprint (str, 64 lowercase hex digits: the SHA-256 fingerprint
+// of the ggml kernel sources the outputs were computed with) and golden.ggml.kernel_files
+// (array of str, "PATH SHA256" per file, or "PATH absent"; only with the fingerprint,
+// which must be the fingerprint of these lines). A malformed or inconsistent pair makes
+// the file unusable, like a bad file key.
+//
 // Shapes (ggml order, ne[0] contiguous; missing trailing dims are 1):
 //
 //	mul_mat         a quantized [K,N], b f32 [K,M]                       -> f32 [N,M]

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ggsim/ggsim/ggmlsrc"
 	"github.com/ggsim/ggsim/gguf"
 	"github.com/ggsim/ggsim/quant"
 )
@@ -29,6 +30,12 @@ const (
 	KeyCommit       = "golden.ggml.commit"
 	KeyBuild        = "golden.ggml.build"
 	KeyCaseCount    = "golden.case.count"
+
+	// Optional: the fingerprint of the ggml kernel sources (package ggmlsrc) and the
+	// per-file hashes it is computed from ("PATH SHA256" lines, sorted by path). Files
+	// require the fingerprint and must give it.
+	KeyKernelFingerprint = "golden.ggml.kernel_fingerprint"
+	KeyKernelFiles       = "golden.ggml.kernel_files"
 
 	Architecture = "golden"
 )
@@ -99,6 +106,13 @@ type Meta struct {
 	GGMLBuild  string // golden.ggml.build
 }
 
+// Kernel is the optional record of the ggml kernel sources the outputs were computed
+// with (package ggmlsrc).
+type Kernel struct {
+	Fingerprint string      // golden.ggml.kernel_fingerprint, "" if absent
+	Files       ggmlsrc.Set // golden.ggml.kernel_files, nil if absent
+}
+
 // Shape holds a valid case's dimensions, named as in the schema. Which are set depends on
 // the op (the others are 0):
 //
@@ -163,6 +177,8 @@ type File struct {
 	Name    string // the path Open was given, or the name New was given
 	Version uint32 // golden.version
 	Meta
+	// Kernel is the fingerprint of the file's ggml kernel sources, if it records one.
+	Kernel Kernel
 	// Cases are all golden.case.count cases, in order (Cases[i].Index == i), valid or not.
 	Cases []Case
 	// GGUF is the underlying GGUF file, for keys beyond the schema.
@@ -278,6 +294,9 @@ func fromGGUF(g *gguf.File, name string) (*File, error) {
 		return nil, f.fileErr("absurd device: cc %d, sm_count %d", cc, sms)
 	}
 	f.Device.CC, f.Device.SMCount = int(cc), int(sms)
+	if f.Kernel, err = readKernel(g); err != nil {
+		return nil, f.fileErr("%v", err)
+	}
 	// Every case has at least op, src and dst keys: bound the count before allocating.
 	if uint64(count)*3 > uint64(len(g.KV)) {
 		return nil, f.fileErr("%s is %d but the file has only %d keys (3 per case at least)", KeyCaseCount, count, len(g.KV))
@@ -295,6 +314,52 @@ func fromGGUF(g *gguf.File, name string) (*File, error) {
 		f.Cases[i] = f.readCase(i)
 	}
 	return f, nil
+}
+
+// readKernel reads the optional kernel keys.
+func readKernel(g *gguf.File) (Kernel, error) {
+	var k Kernel
+	hasFP := false
+	if v, ok := g.Lookup(KeyKernelFingerprint); ok {
+		if k.Fingerprint, ok = gguf.As[string](v); !ok {
+			return k, fmt.Errorf("key %q is %v, want str", KeyKernelFingerprint, v.Type())
+		}
+		hasFP = true
+	}
+	var lines []string
+	if _, ok := g.Lookup(KeyKernelFiles); ok {
+		var err error
+		if lines, err = gguf.GetArray[string](g, KeyKernelFiles); err != nil {
+			return k, err
+		}
+		if lines == nil {
+			lines = []string{}
+		}
+	}
+	return k, checkKernel(&k, hasFP, lines)
+}
+
+// checkKernel checks a fingerprint (if hasFP) and the lines of the files it is said to
+// be computed from (nil if absent), and fills k.Files.
+func checkKernel(k *Kernel, hasFP bool, lines []string) error {
+	if hasFP && !ggmlsrc.IsHex256(k.Fingerprint) {
+		return fmt.Errorf("%s %q is not 64 lowercase hex digits", KeyKernelFingerprint, k.Fingerprint)
+	}
+	if lines == nil {
+		return nil
+	}
+	if !hasFP {
+		return fmt.Errorf("%s without %s", KeyKernelFiles, KeyKernelFingerprint)
+	}
+	s, err := ggmlsrc.ParseLines(lines)
+	if err != nil {
+		return fmt.Errorf("%s: %v", KeyKernelFiles, err)
+	}
+	if fp := s.Fingerprint(); fp != k.Fingerprint {
+		return fmt.Errorf("%s %s is not the fingerprint of %s (%s)", KeyKernelFingerprint, k.Fingerprint, KeyKernelFiles, fp)
+	}
+	k.Files = s
+	return nil
 }
 
 // readCase reads the keys of case i and validates it.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/ggsim/ggsim/ggmlsrc"
 	"github.com/ggsim/ggsim/gguf"
 	"github.com/ggsim/ggsim/quant"
 )
@@ -20,6 +21,9 @@ import (
 // glu_alpha, glu_limit. Tensors are stored in the order added.
 type Writer struct {
 	meta    Meta
+	kernel  Kernel // the kernel keys' values as added, checked together when written
+	hasFP   bool
+	files   []string
 	extra   []gguf.KV
 	keys    map[string]bool
 	tensors []wtensor
@@ -54,9 +58,39 @@ func (w *Writer) Add(key string, v gguf.Value) error {
 	if !v.IsValid() {
 		return fmt.Errorf("golden: key %q: invalid value", key)
 	}
+	switch key {
+	case KeyKernelFingerprint:
+		fp, ok := gguf.As[string](v)
+		if !ok || !ggmlsrc.IsHex256(fp) {
+			return fmt.Errorf("golden: key %q must be a str of 64 lowercase hex digits, is %v", key, v)
+		}
+		w.kernel.Fingerprint, w.hasFP = fp, true
+	case KeyKernelFiles:
+		lines, ok := gguf.AsSlice[string](v)
+		if !ok {
+			return fmt.Errorf("golden: key %q must be an array of str, is %v", key, v.Type())
+		}
+		if _, err := ggmlsrc.ParseLines(lines); err != nil {
+			return fmt.Errorf("golden: key %q: %v", key, err)
+		}
+		w.files = append([]string{}, lines...)
+	}
 	w.keys[key] = true
 	w.extra = append(w.extra, gguf.KV{Key: key, Value: v})
 	return nil
+}
+
+// SetKernel records the kernel sources s (from ggmlsrc.HashDir) as
+// golden.ggml.kernel_fingerprint and golden.ggml.kernel_files.
+func (w *Writer) SetKernel(s ggmlsrc.Set) error {
+	s, err := ggmlsrc.NewSet(s)
+	if err != nil {
+		return fmt.Errorf("golden: kernel sources: %w", err)
+	}
+	if err := w.Add(KeyKernelFingerprint, gguf.ScalarOf(s.Fingerprint())); err != nil {
+		return err
+	}
+	return w.Add(KeyKernelFiles, gguf.ArrayOf(s.Lines()))
 }
 
 // AddTensor adds a tensor (dims in ggml order, stored as given); data is kept, not copied.
@@ -146,6 +180,12 @@ func (w *Writer) gguf() (*gguf.Writer, error) {
 	}
 	if m.Device.CC < 0 || int64(m.Device.CC) > math.MaxUint32 || m.Device.SMCount < 0 || int64(m.Device.SMCount) > math.MaxUint32 {
 		return nil, fmt.Errorf("golden: device cc %d / sm_count %d out of range", m.Device.CC, m.Device.SMCount)
+	}
+	if w.files != nil || w.hasFP {
+		k := Kernel{Fingerprint: w.kernel.Fingerprint}
+		if err := checkKernel(&k, w.hasFP, w.files); err != nil {
+			return nil, fmt.Errorf("golden: %v", err)
+		}
 	}
 	kvs = append(kvs, w.extra...)
 	kvs = append(kvs, gguf.KV{Key: KeyCaseCount, Value: gguf.ScalarOf(uint32(len(w.cases)))})

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/ggsim/ggsim/ggmlsrc"
 	"github.com/ggsim/ggsim/gguf"
 	"github.com/ggsim/ggsim/gguf/golden"
 	"github.com/ggsim/ggsim/quant"
@@ -69,6 +70,10 @@ type Meta struct {
 	Producer string // golden.producer; a default describing the method is used if ""
 	Commit   string // golden.ggml.commit; ggml_commit() of the build if ""
 	Build    string // golden.ggml.build: toolkit and options, e.g. "CUDA 13.0.88, ..."
+	// Kernel is the hash of the build's ggml kernel sources (ggmlsrc.HashDir of its
+	// source tree), recorded as golden.ggml.kernel_fingerprint and kernel_files; nil
+	// records none.
+	Kernel ggmlsrc.Set
 }
 
 // Summary counts what Capture wrote.
@@ -226,8 +231,8 @@ type capCase struct {
 // i's float weights and their quantization), and for MoE as.i.s, xb.s, ids.s, ym.c.
 // Besides the schema's keys it records golden.ggml.version, golden.ggml.build_commit
 // (what the build says its commit is), golden.backend, golden.device.description and
-// golden.inputs. With Repeat >= 2 every product is computed that many times and must
-// give identical bits.
+// golden.inputs, and the kernel fingerprint keys when meta.Kernel is set. With Repeat >= 2
+// every product is computed that many times and must give identical bits.
 func Capture(plan Plan, r Runner, q Quantizer, meta Meta) (*golden.Writer, Summary, error) {
 	var sum Summary
 	if err := plan.validate(); err != nil {
@@ -265,6 +270,11 @@ func Capture(plan Plan, r Runner, q Quantizer, meta Meta) (*golden.Writer, Summa
 		{"golden.inputs", fmt.Sprintf("gpu/ggml.Gen seed %d: activations uniform in [-1,1) with one in 64 (at random) times 8, weights the same times 0.05", plan.Seed)},
 	} {
 		if err := w.Add(kv.k, gguf.ScalarOf(kv.v)); err != nil {
+			return nil, sum, fmt.Errorf("ggml: capture: %w", err)
+		}
+	}
+	if meta.Kernel != nil {
+		if err := w.SetKernel(meta.Kernel); err != nil {
 			return nil, sum, fmt.Errorf("ggml: capture: %w", err)
 		}
 	}

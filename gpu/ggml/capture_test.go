@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/ggsim/ggsim/ggmlsrc"
 	"github.com/ggsim/ggsim/gguf"
 	"github.com/ggsim/ggsim/gguf/golden"
 	"github.com/ggsim/ggsim/quant"
@@ -314,5 +316,37 @@ func TestArgumentChecks(t *testing.T) {
 	}
 	if n, err := checkQuantize(quant.Q8_0, make([]float32, 64), 2, 32, nil); err != nil || n != 68 {
 		t.Fatalf("checkQuantize = %d, %v", n, err)
+	}
+}
+
+// The kernel sources given in Meta are recorded, and read back by gguf/golden; none given,
+// none recorded.
+func TestCaptureKernel(t *testing.T) {
+	p := DefaultPlan(1)
+	p.Types, p.Batches, p.QuantRows = p.Types[:1], []int{1}, 0
+	for _, k := range []ggmlsrc.Set{nil, ggmlsrc.Modelled()} {
+		w, _, err := Capture(p, &fakeRunner{}, &fakeQuantizer{}, Meta{Commit: "0123456789ab", Kernel: k})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if _, err := w.WriteTo(&buf); err != nil {
+			t.Fatal(err)
+		}
+		f, err := golden.New(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "capture")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := golden.Kernel{}
+		if k != nil {
+			want = golden.Kernel{Fingerprint: ggmlsrc.ModelledFingerprint(), Files: k}
+		}
+		if f.Kernel.Fingerprint != want.Fingerprint || !slices.Equal(f.Kernel.Files, want.Files) {
+			t.Errorf("recorded %+v, want %+v", f.Kernel, want)
+		}
+	}
+	bad := ggmlsrc.Set{{Path: "src/x.c", SHA256: "nope"}}
+	if _, _, err := Capture(p, &fakeRunner{}, &fakeQuantizer{}, Meta{Kernel: bad}); err == nil || !strings.Contains(err.Error(), "src/x.c") {
+		t.Errorf("malformed kernel hashes: %v", err)
 	}
 }
