@@ -18,4 +18,3 @@ func le32(b []byte) int32 {
 // f16Mul is __hmul (HMUL2 lane): the exact product rounded to binary16, no FTZ.
 func f16Mul(a, b f16.Half) f16.Half { return f16.Mul(a, b) }
 
-func f32frombits(u uint32) float32 { return math.Float32frombits(u) }
