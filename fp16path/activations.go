@@ -89,7 +89,7 @@ func prescaleExp(amax float32) (int, error) {
 		return 0, nil
 	}
 	_, x := math.Frexp(float64(amax)) // amax in [2^(x-1), 2^x)
-	e := 14 - (x - 1) // in [-113, 164]
+	e := 14 - (x - 1)                 // in [-113, 164]
 	if e > EMax {
 		return EMax, nil
 	}

@@ -1,0 +1,11 @@
+package fp16path
+
+import "github.com/ggsim/ggsim/quant"
+
+// GroupOf exposes one 16-value group's codes, scale D and min Mmin for the layout test.
+func GroupOf(t quant.Type, blk []byte, j int) (codes [16]uint8, d, m float32, off int, isMin bool) {
+	kr := kernels[t]
+	var gr group
+	kr.load(blk, j, &gr)
+	return gr.codes, gr.d, gr.m, kr.off, kr.min
+}
