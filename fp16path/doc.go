@@ -122,20 +122,20 @@
 // # Accuracy
 //
 // Relative RMS error against the fp64 product of the dequantized weights and the float32
-// activations (oracle.MulMatRef), K = 4096, 64 rows, a heavy-tailed generator with outlier
+// activations (oracle.MulMatRef), K = 4096, 128 rows, a heavy-tailed generator with outlier
 // channels (Student-t weights and activations, 1% weight channels x6, 0.5% activation
 // channels x40), ggml's q8_1 MMVQ path simulated on an H200 (sim/mmvq) for comparison
 // (Example; TestMoreAccurateThanQ8_1 asserts fp16 < q8_1 per type and a 4x margin on
 // average):
 //
 //	type     fp16     q8_1
-//	q4_K     2.1e-03  1.3e-02
-//	q5_K     2.7e-03  1.9e-02
-//	q6_K     1.3e-03  1.1e-02
-//	q3_K     1.5e-03  1.1e-02
-//	iq4_xs   1.5e-03  1.1e-02
-//	iq4_nl   2.3e-03  2.2e-02
-//	q8_0     2.0e-03  1.7e-02
+//	q4_K     2.1e-03  1.6e-02
+//	q5_K     1.9e-03  1.6e-02
+//	q6_K     1.1e-03  1.1e-02
+//	q3_K     1.1e-03  1.1e-02
+//	iq4_xs   1.9e-03  1.4e-02
+//	iq4_nl   1.8e-03  1.3e-02
+//	q8_0     2.0e-03  1.8e-02
 //
 // The note reports 1.1e-3 against 1.2e-2 on a real Q5_K tensor.
 //

@@ -9,3 +9,8 @@ func GroupOf(t quant.Type, blk []byte, j int) (codes [16]uint8, d, m float32, of
 	kr.load(blk, j, &gr)
 	return gr.codes, gr.d, gr.m, kr.off, kr.min
 }
+
+// LanePartials exposes the lanes' partials of one row before the butterfly.
+func LanePartials(t quant.Type, row []byte, act *Activations, lanes int) [32]float32 {
+	return lanePartials(kernels[t], row, act, lanes)
+}

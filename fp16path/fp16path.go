@@ -109,9 +109,14 @@ func lanesPerRow(opt *Options) int {
 // GroupTerm into its float32 partial with one FFMA each; the lanes' partials are summed by
 // the xor butterfly (sim.ReduceSumTree).
 func rowDot(kr kernel, row []byte, act *Activations, lanes int) float32 {
+	part := lanePartials(kr, row, act, lanes)
+	return sim.ReduceSumTree(part[:lanes])
+}
+
+// lanePartials returns the float32 partials of the row's lanes before the butterfly.
+func lanePartials(kr kernel, row []byte, act *Activations, lanes int) (part [sim.WarpSize]float32) {
 	bs := len(row) / (act.K / kr.qk)
 	gpb := kr.qk / 16
-	var part [sim.WarpSize]float32
 	var gr group
 	for g := 0; g < act.K/16; g++ {
 		l := g % lanes
@@ -120,7 +125,7 @@ func rowDot(kr kernel, row []byte, act *Activations, lanes int) float32 {
 		t := groupTerm(kr, &gr, act, g)
 		part[l] = sim.FMA(t, pow2(24-act.Exp[g/2]), part[l])
 	}
-	return sim.ReduceSumTree(part[:lanes])
+	return part
 }
 
 // groupTerm returns the prescaled contribution of group g (values 16g..16g+15): the HFMA2

@@ -349,3 +349,35 @@ func TestRowsPerWarp(t *testing.T) {
 		}
 	}
 }
+
+// TestWarpButterfly runs the final reduction of a whole warp lane by lane with sim.Warp
+// shuffles (__shfl_xor_sync of width 32/R, R rows per warp: row r in lanes r·L..r·L+L-1)
+// and checks that the first lane of each row's segment holds MulMat's output bits.
+func TestWarpButterfly(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	const K = 2048
+	for _, rpw := range []int{1, 2, 4, 8} {
+		L := 32 / rpw
+		x, y := realistic(r, quant.IQ4_XS, K, rpw)
+		want, err := fp16path.MulMat(quant.IQ4_XS, x, K, rpw, y, 1, &fp16path.Options{RowsPerWarp: rpw})
+		if err != nil {
+			t.Fatal(err)
+		}
+		act, err := fp16path.ConvertActivations(y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs := len(x) / rpw
+		var w sim.Warp
+		for row := 0; row < rpw; row++ {
+			p := fp16path.LanePartials(quant.IQ4_XS, x[row*rs:(row+1)*rs], act, L)
+			copy(w[row*L:(row+1)*L], p[:L])
+		}
+		w.ReduceSum(L, nil)
+		for row := 0; row < rpw; row++ {
+			if math.Float32bits(w[row*L]) != math.Float32bits(want[row]) {
+				t.Fatalf("%d rows per warp, row %d: warp lane %d holds %g, MulMat %g", rpw, row, row*L, w[row*L], want[row])
+			}
+		}
+	}
+}
