@@ -19,7 +19,8 @@
 //	h_k = RN16(y_k · 2^e_b)                       (FMUL.FTZ, exact; then cvt.rn.f16.f32)
 //	S_g = RN32(Σ_{k in g} h_k)                    for every 16-value group g
 //
-// so every |h_k| <= 32752 = 2^15 - 16 < 2^15 and the block's largest lands in [2^13, 2^15).
+// so every |h_k| <= 32752 = 2^15 - 16 < 2^15 and the block's largest lands in [2^13, 2^15)
+// (unless e_b is clamped, for a block below 2^-113).
 //
 // Step 2, weights (Unpack). Each weight is an unsigned code c in 0..255: the quant itself
 // for Q4_K (0..15) and Q5_K (0..31), the biased quant for Q6_K (q+32, 0..63) and Q3_K
@@ -138,6 +139,12 @@
 //	q8_0     2.0e-03  1.8e-02
 //
 // The note reports 1.1e-3 against 1.2e-2 on a real Q5_K tensor.
+//
+// Bound gives a worst-case bound on |out - exact| per output from the error terms above
+// (conversion, 8 HFMA2 roundings per accumulator half, the float32 epilogue, the lane chain
+// and the butterfly); TestWithinBound checks every output against it on random types,
+// shapes, rows per warp and activation magnitudes from 2^-60 to 2^60. On the realistic
+// generator it is about 2% of Σ|W_k·y_k| and the actual error about 1% of the bound.
 //
 // # Sources
 //
