@@ -44,8 +44,9 @@ type Activations struct {
 // s_b)) (the product is exact: a power of two, no overflow, FTZ of a subnormal y_k), and
 // Sum16 the rounded exact sums.
 //
-// A NaN or infinite activation, or a block whose max needs e_b < EMin (|y| >= 2^117), is
-// an error; the latter wraps errors.ErrUnsupported (the prescale range is not modelled).
+// A NaN or infinite activation, or a block whose max needs e_b < EMin (max|y| >=
+// 32760·2^103, about 2^118), is an error; the latter wraps errors.ErrUnsupported (the
+// prescale range is not modelled).
 func ConvertActivations(y []float32) (*Activations, error) {
 	K := len(y)
 	if K == 0 || K%32 != 0 {

@@ -54,8 +54,8 @@
 //
 //   - The prescale exponent: the largest s_b that keeps RN16(max|y|·s_b) below 2^15
 //     (not merely max|y|·s_b < 2^15: 32760 ≤ x < 32768 rounds to 2^15). Clamped to 2^127
-//     for tiny blocks (float32 range); a block with |y| >= 2^117 (which would need
-//     2^(24-e_b) > 2^127) is refused with an error wrapping errors.ErrUnsupported, and a
+//     for tiny blocks (float32 range); a block with max|y| >= 32760·2^103 ≈ 2^118 (which
+//     would need e_b < -103, 2^(24-e_b) > 2^127) is refused with an error wrapping errors.ErrUnsupported, and a
 //     NaN or Inf activation is an error.
 //   - Which block sum: the sum of the prescaled halves h_k (the values the HFMA2 loop
 //     consumed), not of the float32 y_k, so that c·h and off·h refer to the same numbers
@@ -162,4 +162,9 @@
 //   - Not wired into tiling or the root package's dispatch (the device check, cc 600, is
 //     the caller's).
 //   - Batch 1 only; K must be a multiple of the type's block size.
+//   - HFMA2 on sm_60 is taken to be IEEE binary16 fma, round to nearest, subnormals kept
+//     (package f16, fma.rn.f16x2 without .ftz). The note's kernel depends on it: were half
+//     subnormals flushed, every weight c·2^-24 would be zero. It is not measured here.
+//   - The float32 epilogue is modelled with -use_fast_math FTZ (package sim), as ggml's
+//     CUDA builds; the flushes only touch values below 2^-126.
 package fp16path

@@ -312,6 +312,35 @@ func TestErrors(t *testing.T) {
 
 func must(_ []float32, err error) error { return err }
 
+// TestPrescaleRangeEdge: the largest block max the prescale accepts is just below
+// 32760·2^103 (e_b = -103, the half 32752); 32760·2^103 itself would round to 2^15 and need
+// e_b = -104, and is refused with errors.ErrUnsupported.
+func TestPrescaleRangeEdge(t *testing.T) {
+	edge := float32(32760 * 0x1p103)
+	y := make([]float32, 32)
+	y[5] = math.Nextafter32(edge, 0)
+	a, err := fp16path.ConvertActivations(y)
+	if err != nil {
+		t.Fatalf("just below the edge: %v", err)
+	}
+	if a.Exp[0] != fp16path.EMin || a.H[5].ToFloat32() != fp16path.MaxPrescaled {
+		t.Fatalf("just below the edge: e = %d, h = %g; want %d, %d", a.Exp[0], a.H[5].ToFloat32(), fp16path.EMin, fp16path.MaxPrescaled)
+	}
+	y[5] = -edge
+	if _, err := fp16path.ConvertActivations(y); !errors.Is(err, errors.ErrUnsupported) {
+		t.Fatalf("at the edge: %v, want an error wrapping errors.ErrUnsupported", err)
+	}
+	// The clamp at the other end: a block of 2^-120 gets e_b = 127, not 134.
+	y[5] = 0x1p-120
+	a, err = fp16path.ConvertActivations(y)
+	if err != nil {
+		t.Fatalf("tiny block: %v", err)
+	}
+	if a.Exp[0] != fp16path.EMax || a.H[5].ToFloat32() != 0x1p7 {
+		t.Fatalf("tiny block: e = %d, h = %g; want e = %d, h = 2^7", a.Exp[0], a.H[5].ToFloat32(), fp16path.EMax)
+	}
+}
+
 // TestRowsPerWarp: RowDot gives MulMat's bits; with more rows per warp (fewer lanes per
 // row, another partition) the bits may change but the error against fp64 stays small.
 func TestRowsPerWarp(t *testing.T) {
