@@ -57,15 +57,15 @@ func Bound(t quant.Type, x []byte, K, N int, y []float32, opt *Options) ([]float
 			for k := 0; k < 16; k++ {
 				idx := 16*g + k
 				h := math.Abs(float64(act.H[idx].ToFloat32()))
-				G += float64(gr.codes[k]) * h * 0x1p-24
+				G += float64(float64(gr.codes[k]) * h * 0x1p-24) // float64(...): no fused multiply-add, the same bound everywhere
 				H += h
-				b += math.Abs(float64(w[idx])) * math.Max(0x1p-11*math.Abs(float64(y[idx])), math.Ldexp(0x1p-25, -e))
+				b += float64(math.Abs(float64(w[idx])) * math.Max(0x1p-11*math.Abs(float64(y[idx])), math.Ldexp(0x1p-25, -e)))
 			}
 			d := math.Abs(float64(gr.d))
-			M := d*G + (float64(kr.off)*d+float64(gr.m))*0x1p-24*H
+			M := float64(d*G) + float64((float64(float64(kr.off)*d)+float64(gr.m))*0x1p-24*H)
 			u := math.Ldexp(1, 24-e)
-			b += u * d * (8*0x1p-11*(1+0x1p-8)*G + 0x1p-20)
-			b += u * (4 + n + 5) * 0x1p-24 * (1 + 0x1p-8) * M
+			b += float64(u * d * (float64(8*0x1p-11*(1+0x1p-8)*G) + 0x1p-20))
+			b += float64(u * (4 + n + 5) * 0x1p-24 * (1 + 0x1p-8) * M)
 		}
 		out[i] = b
 	}
