@@ -461,3 +461,38 @@ func TestWithinBound(t *testing.T) {
 		}
 	})
 }
+
+// TestEpilogueAsDocumented recomputes every group's float32 epilogue from the formulas of
+// the package documentation (step 3), from the public pieces (GroupOf's codes, D and Mmin,
+// Unpack, HalfDot, Sum16), and checks the bits of the lanes' partials: with K = 512 and 32
+// lanes each lane holds exactly one group, partial = fma(t, 2^(24-e_b), 0).
+func TestEpilogueAsDocumented(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 11))
+	const K = 512
+	for _, typ := range fp16path.Types() {
+		x, y := realistic(r, typ, K, 1)
+		act, err := fp16path.ConvertActivations(y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		part := fp16path.LanePartials(typ, x, act, 32)
+		qk := typ.BlockSize()
+		bs := len(x) / (K / qk)
+		for g := 0; g < 32; g++ {
+			blk := g * 16 / qk
+			codes, d, m, off, isMin := fp16path.GroupOf(typ, x[blk*bs:(blk+1)*bs], g%(qk/16))
+			acc := fp16path.HalfDot(fp16path.Unpack(codes), act.H[16*g:16*g+16])
+			a := sim.Add(sim.H2F(acc.Lo), sim.H2F(acc.Hi))
+			var tg float32
+			if isMin {
+				tg = sim.FMA(-m*0x1p-24, act.Sum16[g], sim.Mul(a, d))
+			} else {
+				tg = sim.Mul(sim.FMA(-float32(off)*0x1p-24, act.Sum16[g], a), d)
+			}
+			want := sim.FMA(tg, float32(math.Ldexp(1, 24-act.Exp[g/2])), 0)
+			if math.Float32bits(part[g]) != math.Float32bits(want) {
+				t.Fatalf("%v group %d: lane partial %g, documented epilogue %g", typ, g, part[g], want)
+			}
+		}
+	}
+}
