@@ -50,6 +50,12 @@
 // order; the lanes' partials are summed by the xor butterfly of width L
 // (sim.ReduceSumTree, offsets L/2 ... 1). The value of lane 0 is the output.
 //
+// The simulator runs the loop with a fast exact step (hfma.go: c·h·2^-24 + acc is exact in
+// float64 for these operands and is rounded once to binary16); HalfDot, on f16.FMA2, is the
+// reference beside it, and TestFastHFMA checks both give the same bits (exhaustively over
+// all halves for a set of codes and accumulators, and for whole matmuls of every type).
+// MulMat computes rows in parallel; a 4096 x 1024 Q4_K matrix takes about 80 ms on 2 cores.
+//
 // # Choices the note leaves open
 //
 //   - The prescale exponent: the largest s_b that keeps RN16(max|y|·s_b) below 2^15

@@ -137,7 +137,12 @@ func lanePartials(kr kernel, row []byte, act *Activations, lanes int) (part [sim
 //
 // (FADD, FFMA, FMUL with FTZ). The caller multiplies by 2^(24-e_b).
 func groupTerm(kr kernel, gr *group, act *Activations, g int) float32 {
-	acc := HalfDot(unpack(&gr.codes), act.H[16*g:16*g+16])
+	var acc f16.Half2
+	if slowHFMA {
+		acc = HalfDot(unpack(&gr.codes), act.H[16*g:16*g+16])
+	} else {
+		acc = halfDotCodes(&gr.codes, act.H[16*g:16*g+16])
+	}
 	a := sim.Add(sim.H2F(acc.Lo), sim.H2F(acc.Hi))
 	s := act.Sum16[g]
 	if kr.min {

@@ -496,3 +496,50 @@ func TestEpilogueAsDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestFastHFMA: the fast HFMA step equals f16.FMA(c·2^-24 as the half with bits c, h, acc)
+// bit for bit: exhaustively over every half h for a set of codes and accumulators
+// (including values whose sums fall on binary16 ties and carries into the next binade),
+// with rapid over all codes, halves and accumulators, and for whole matmuls of every type
+// against the path run with HalfDot. rapid prints the seed of a failure.
+func TestFastHFMA(t *testing.T) {
+	accs := []f16.Half{0, 0x8000, 0x0001, 0x8001, 0x03ff, 0x0400, 0x3c00, 0xbc00, 0x4400, 0xc7ff, 0x47ff, 0x2e66, 0x9a3d}
+	for _, c := range []uint8{0, 1, 2, 3, 15, 31, 63, 127, 128, 241, 255} {
+		for u := 0; u < 1<<16; u++ {
+			h := f16.Half(u)
+			for _, acc := range accs {
+				if got, want := fp16path.HFMACode(c, h, acc), f16.FMA(f16.Half(c), h, acc); got != want {
+					t.Fatalf("c = %d, h = %#04x, acc = %#04x: fast %#04x, f16.FMA %#04x", c, u, acc, got, want)
+				}
+			}
+		}
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		c := uint8(rapid.IntRange(0, 255).Draw(rt, "c"))
+		h := f16.Half(rapid.Uint16().Draw(rt, "h"))
+		acc := f16.Half(rapid.Uint16().Draw(rt, "acc"))
+		if got, want := fp16path.HFMACode(c, h, acc), f16.FMA(f16.Half(c), h, acc); got != want {
+			rt.Fatalf("c = %d, h = %#04x, acc = %#04x: fast %#04x, f16.FMA %#04x", c, h, acc, got, want)
+		}
+	})
+	r := rand.New(rand.NewPCG(13, 13))
+	const K, N = 1024, 8
+	for _, typ := range fp16path.Types() {
+		x, y := realistic(r, typ, K, N)
+		fast, err := fp16path.MulMat(typ, x, K, N, y, 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		restore := fp16path.SetSlowHFMA()
+		slow, err := fp16path.MulMat(typ, x, K, N, y, 1, nil)
+		restore()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range fast {
+			if math.Float32bits(fast[i]) != math.Float32bits(slow[i]) {
+				t.Fatalf("%v row %d: fast loop %g, HalfDot %g", typ, i, fast[i], slow[i])
+			}
+		}
+	}
+}
