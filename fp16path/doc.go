@@ -107,16 +107,16 @@
 // exhaustive over every finite half for 10 codes, and rapid over all codes). For a block's
 // large values (|h| in [2^13, 2^15), integers with odd part m) that is odd(c)·odd(m) <
 // 2^11: always for c a power of two, for a third of the halves when c = 3, 6.6% for c = 15,
-// 1.6% for c = 63, 0.4% for c = 241 or 255. Small values fare worse: with c = 1, every
-// h that is not an integer (all |h| < 2^10 but the integers) gives an inexact product. It does not matter
-// that the product alone is inexact — HFMA2 does not round it separately; each step rounds
-// c·2^-24·h + acc once, with error at most max(2^-11·|result|, 2^-25) — but it means the
-// fp16 sum is exact only when every partial sum happens to be a binary16. The note's
-// "exact" holds for the weights, the prescale and (by construction) the block sums it
-// refers to; the accumulation has the rounding error bounded above, which
-// TestNoOverflowAtEdges checks step by step. In activation units the absolute error of a
-// subnormal step, 2^-25·2^(24-e_b), is at most 2^-15·max|y| of the block (times D), against
-// half a q8_1 step, max|y|/254, for ggml's path.
+// 1.6% for c = 63, 0.4% for c = 241 or 255. Small values fare worse: with c = 1, every h
+// that is not an integer (every |h| < 2^10 but the integers) gives an inexact product.
+// That the product alone is inexact does not matter by itself — HFMA2 does not round it
+// separately; each step rounds c·2^-24·h + acc once, with error at most
+// max(2^-11·|result|, 2^-25) — but it means the fp16 sum is exact only when every partial
+// sum happens to be a binary16. The note's "exact" holds for the weights, the prescale and
+// (by construction) the block sums; the accumulation has the rounding error bounded above,
+// which TestNoOverflowAtEdges checks step by step. In activation units the absolute error
+// of a subnormal step, 2^-25·2^(24-e_b) = 2^(-1-e_b), is at most 2^-14·max|y| of the block
+// (times |D|), against up to half a q8_1 step, max|y|/254, per value for ggml's path.
 //
 // The offset removal: off·2^-24·S_g is exact (a power of two times a float32 >= 2^-24), so
 // fma(-off·2^-24, S_g, a) rounds once, the exact difference a - off·2^-24·S_g; S_g itself
@@ -124,7 +124,8 @@
 // sum fits in 24 bits (e.g. all are integers, i.e. |h| >= 2^10 or integer-valued). The
 // cancellation that the offset causes (Σ c h is dominated by off·Σ h when the quant values
 // are small) amplifies the loop's rounding errors, which are relative to |Σ c h|: this is
-// why the offset types of the table below are not better than Q6_K by their code width.
+// why the error does not shrink with the code width (Q8_0 is no better than Q4_K in the
+// table below).
 //
 // # Accuracy
 //
