@@ -1,0 +1,177 @@
+// Package fp16path models the fp16 matrix-vector path for GP100 (Tesla P100, sm_60) of
+// "patch 0007" (seed note 002, reference/seeds/002_770526410a4a2b1f.txt in the project's
+// shared reference): batch-1 MUL_MAT of a quantized matrix by one float32 column, computed
+// with half2 FMA (HFMA2) instead of the int8 q8_1 dot products of ggml's mul_mat_vec_q,
+// which sm_60 (below GGML_CUDA_CC_DP4A = 610) runs as scalar multiplies.
+//
+// The patch's source (mmvq-gp100.cu) is not public. The note fixes the numerics in three
+// sentences; everything else here is a choice, listed below, so this package is the
+// specification of one concrete kernel that follows the note, bit for bit in its own
+// terms, not a simulation of the patch's binary. Types: Q4_K, Q5_K, Q6_K, Q3_K, IQ4_XS,
+// IQ4_NL, Q8_0 (all of the note's batch-1 coverage).
+//
+// # Model
+//
+// Step 1, activations, once per matmul input (ConvertActivations). For each 32-value block
+// b of the column, with a = max|y_k| (FTZ, as the float32 arithmetic of the kernel):
+//
+//	e_b = 14 - floor(log2 a), minus 1 if RN16(a·2^e_b) = 2^15;  clamped to e_b <= 127
+//	h_k = RN16(y_k · 2^e_b)                       (FMUL.FTZ, exact; then cvt.rn.f16.f32)
+//	S_g = RN32(Σ_{k in g} h_k)                    for every 16-value group g
+//
+// so every |h_k| <= 32752 = 2^15 - 16 < 2^15 and the block's largest lands in [2^13, 2^15)
+// (unless e_b is clamped, for a block below 2^-113).
+//
+// Step 2, weights (Unpack). Each weight is an unsigned code c in 0..255: the quant itself
+// for Q4_K (0..15) and Q5_K (0..31), the biased quant for Q6_K (q+32, 0..63) and Q3_K
+// (q+4, 0..7: the two low bits and the hmask bit), the codebook value plus 128 for IQ4_XS
+// and IQ4_NL (kvalues_iq4nl + 128, 1..241) and q+128 for Q8_0 (0..255, the byte xor 0x80).
+// Four codes in a word become two half2 with PRMT, __byte_perm(w, 0, 0x4140) and
+// __byte_perm(w, 0, 0x4342): the half with bit pattern c, whose value is c·2^-24.
+//
+// Step 3, one lane, one 16-value group g (all of a group shares one scale: Q6_K's and
+// Q3_K's scales cover 16 values, the others' 32). Values 2p and 2p+1 of the group form
+// pair p; from acc = (+0, +0), for p = 0..7, acc = HFMA2(w_p, y2_p, acc) (HalfDot): each
+// half of acc sums 8 terms, 16 per lane. Then in float32 (FTZ):
+//
+//	a = H2F(acc.lo) + H2F(acc.hi)                           ≈ 2^-24 Σ c_k h_k
+//	offset types (Q6_K 32, Q3_K 4, IQ4_XS/IQ4_NL/Q8_0 128):
+//	    t = D · fma(-off·2^-24, S_g, a)                     ≈ 2^-24 Σ D (c_k - off) h_k
+//	Q4_K, Q5_K:
+//	    t = fma(-Mmin·2^-24, S_g, a·D)                      ≈ 2^-24 Σ (D c_k - Mmin) h_k
+//	partial_lane = fma(t, 2^(24 - e_b), partial_lane)
+//
+// where D is the group's scale (d·sc, d·(sc) signed for Q3_K/Q6_K, d·(ls-32) for IQ4_XS,
+// d for IQ4_NL and Q8_0) and Mmin = dmin·m, both exact float32 products (an 11-bit half
+// times a 6-bit integer).
+//
+// Step 4, the warp. One row per warp by default (Options.RowsPerWarp: 1..32 rows, 32/R
+// lanes each). Lane l of a row's L lanes takes the groups l, l+L, l+2L, ... in ascending
+// order; the lanes' partials are summed by the xor butterfly of width L
+// (sim.ReduceSumTree, offsets L/2 ... 1). The value of lane 0 is the output.
+//
+// The simulator runs the loop with a fast exact step (hfma.go: c·h·2^-24 + acc is exact in
+// float64 for these operands and is rounded once to binary16); HalfDot, on f16.FMA2, is the
+// reference beside it, and TestFastHFMA checks both give the same bits (exhaustively over
+// all halves for a set of codes and accumulators, and for whole matmuls of every type).
+// MulMat computes rows in parallel; a 4096 x 1024 Q4_K matrix takes about 80 ms on 2 cores.
+//
+// # Choices the note leaves open
+//
+//   - The prescale exponent: the largest s_b that keeps RN16(max|y|·s_b) below 2^15
+//     (not merely max|y|·s_b < 2^15: 32760 ≤ x < 32768 rounds to 2^15). Clamped to 2^127
+//     for tiny blocks (float32 range); a block with max|y| >= 32760·2^103 ≈ 2^118 (which
+//     would need e_b < -103, 2^(24-e_b) > 2^127) is refused with an error wrapping errors.ErrUnsupported, and a
+//     NaN or Inf activation is an error.
+//   - Which block sum: the sum of the prescaled halves h_k (the values the HFMA2 loop
+//     consumed), not of the float32 y_k, so that c·h and off·h refer to the same numbers
+//     and the offset removal leaves only the loop's rounding, not the conversion's. The
+//     sums are kept per 16 values (Q6_K and Q3_K change scale every 16 values), as the
+//     exact sum rounded once to float32 (a CUDA kernel gets this with an integer sum of
+//     h·2^24, < 2^44, and one cvt.rn.f32.s64).
+//   - Lane mapping: 16 consecutive values per lane as 8 half2 pairs (2p, 2p+1), groups
+//     dealt round-robin to the lanes; one row per warp.
+//   - The epilogue order: a = lo + hi first; offsets removed in the prescaled domain
+//     before the scale (one FFMA whose product off·2^-24·S_g is exact), the min term in
+//     one FFMA after the scale; the unscale 2^(24-e_b) folded into the lane's FFMA.
+//   - Batch 1 only (the multi-column kernels, fused gate/up/SWIGLU, the conversion cache
+//     and the RMS_NORM fusion are not modelled: MulMat with M != 1 wraps
+//     errors.ErrUnsupported). The conversion cache does not change bits (the conversion is
+//     a pure function of the column).
+//
+// # Proofs of the note's claims, for these choices
+//
+// "No overflow is possible." Every code is at most 255 (TestGroupsMatchDequantize checks
+// the codes against quant's dequantizers) and every |h| at most 32752, so every product
+// c·2^-24·h is below 255·32752·2^-24 < 0.498 and a sum of 16 is below 7.97 (the accumulator
+// halves sum 8 each: below 3.99). Each HFMA2 rounding changes a partial sum by at most
+// 2^-11 of it, so every partial sum stays below 8 ≪ 65504: no Inf in the loop, with 13
+// binades to spare. Per type the bound is 16·maxcode·32752·2^-24: Q3_K 0.22, Q4_K 0.47,
+// Q5_K 0.97, Q6_K 1.97, IQ4 7.52, Q8_0 7.97. (Without the 2^-24 of the subnormal weights the
+// same sums would reach 16·255·32752 ≈ 2^27: the subnormal encoding is what makes the
+// range fit.) In float32, 2^(24-e_b) <= 2^127 and |t| < 16·(|D| + Mmin) keep every step finite
+// for finite scales. TestNoOverflowAtEdges checks the loop with codes and activations at
+// their maxima and random ones.
+//
+// "The value q becomes the half q·2^-24, exactly." True: a half with bit pattern c < 1024
+// is the subnormal c·2^-24 and one with 1024 <= c < 2048 is 2^-14·(1 + (c-1024)/1024) =
+// c·2^-24 (TestUnpackExact, all c < 2048; 2049 is the first that fails). All codes are
+// <= 255.
+//
+// The prescale is exact (a power of two; FMUL.FTZ only flushes products below 2^-126,
+// whose half would be 0 anyway); the conversion to half rounds (relative 2^-11, or
+// absolute 2^-25 below 2^-14).
+//
+// The products are not exact in general. Write the exact product c·2^-24·h as o·2^z with o
+// odd: it is a binary16 iff o has at most 11 bits and z >= -24 (TestProductExactness:
+// exhaustive over every finite half for 10 codes, and rapid over all codes). For a block's
+// large values (|h| in [2^13, 2^15), integers with odd part m) that is odd(c)·odd(m) <
+// 2^11: always for c a power of two, for a third of the halves when c = 3, 6.6% for c = 15,
+// 1.6% for c = 63, 0.4% for c = 241 or 255. Small values fare worse: with c = 1, every h
+// that is not an integer (every |h| < 2^10 but the integers) gives an inexact product.
+// That the product alone is inexact does not matter by itself — HFMA2 does not round it
+// separately; each step rounds c·2^-24·h + acc once, with error at most
+// max(2^-11·|result|, 2^-25) — but it means the fp16 sum is exact only when every partial
+// sum happens to be a binary16. The note's "exact" holds for the weights, the prescale and
+// (by construction) the block sums; the accumulation has the rounding error bounded above,
+// which TestNoOverflowAtEdges checks step by step. In activation units the absolute error
+// of a subnormal step, 2^-25·2^(24-e_b) = 2^(-1-e_b), is at most 2^-14·max|y| of the block
+// (times |D|), against up to half a q8_1 step, max|y|/254, per value for ggml's path.
+//
+// The offset removal: off·2^-24·S_g is exact (a power of two times a float32 >= 2^-24), so
+// fma(-off·2^-24, S_g, a) rounds once, the exact difference a - off·2^-24·S_g; S_g itself
+// is the exact sum rounded once (relative error <= 2^-24), exact whenever the 16 halves'
+// sum fits in 24 bits (e.g. all are integers, i.e. |h| >= 2^10 or integer-valued). The
+// cancellation that the offset causes (Σ c h is dominated by off·Σ h when the quant values
+// are small) amplifies the loop's rounding errors, which are relative to |Σ c h|: this is
+// why the error does not shrink with the code width (Q8_0 is no better than Q4_K in the
+// table below).
+//
+// # Accuracy
+//
+// Relative RMS error against the fp64 product of the dequantized weights and the float32
+// activations (oracle.MulMatRef), K = 4096, 128 rows, a heavy-tailed generator with outlier
+// channels (Student-t weights and activations, 1% weight channels x6, 0.5% activation
+// channels x40), ggml's q8_1 MMVQ path simulated on an H200 (sim/mmvq) for comparison
+// (Example; TestMoreAccurateThanQ8_1 asserts fp16 < q8_1 per type and a 4x margin on
+// average):
+//
+//	type     fp16     q8_1
+//	q4_K     2.1e-03  1.6e-02
+//	q5_K     1.9e-03  1.6e-02
+//	q6_K     1.1e-03  1.1e-02
+//	q3_K     1.1e-03  1.1e-02
+//	iq4_xs   1.9e-03  1.4e-02
+//	iq4_nl   1.8e-03  1.3e-02
+//	q8_0     2.0e-03  1.8e-02
+//
+// The note reports 1.1e-3 against 1.2e-2 on a real Q5_K tensor.
+//
+// Bound gives a worst-case bound on |out - exact| per output from the error terms above
+// (conversion, 8 HFMA2 roundings per accumulator half, the float32 epilogue, the lane chain
+// and the butterfly); TestWithinBound checks every output against it on random types,
+// shapes, rows per warp and activation magnitudes from 2^-60 to 2^60. On the realistic
+// generator it is about 2% of Σ|W_k·y_k| and the actual error about 1% of the bound.
+//
+// # Sources
+//
+// The note (above). ggml at d99724f2b141: the block layouts and dequantizers
+// (ggml-common.h, ggml-quants.c dequantize_row_*; here through package quant's block
+// views), the path it replaces (ggml-cuda/mmvq.cu mul_mat_vec_q, vecdotq.cuh, quantize.cu
+// quantize_q8_1; here sim/mmvq and sim/q8). Half arithmetic: package f16 (HFMA2 =
+// fma.rn.f16x2, subnormals kept: cuda_fp16.hpp emits no .ftz for half). float32: package
+// sim (FTZ, as -use_fast_math). PRMT: sim.BytePerm.
+//
+// # Limits
+//
+//   - No GPU has run this kernel: the bits are this model's; the measured claims of the
+//     note (speed, KLD) are not modelled, and no CUDA kernel exists here.
+//   - Not wired into tiling or the root package's dispatch (the device check, cc 600, is
+//     the caller's).
+//   - Batch 1 only; K must be a multiple of the type's block size.
+//   - HFMA2 on sm_60 is taken to be IEEE binary16 fma, round to nearest, subnormals kept
+//     (package f16, fma.rn.f16x2 without .ftz). The note's kernel depends on it: were half
+//     subnormals flushed, every weight c·2^-24 would be zero. It is not measured here.
+//   - The float32 epilogue is modelled with -use_fast_math FTZ (package sim), as ggml's
+//     CUDA builds; the flushes only touch values below 2^-126.
+package fp16path
