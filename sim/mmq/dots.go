@@ -1,0 +1,117 @@
+package mmq
+
+import (
+	"sync"
+
+	"github.com/ggsim/ggsim/sim/q8"
+)
+
+// The integer half of every vec_dot: the exact int32 dots of one loaded weight row with
+// the activation columns of a tile, 16 values at a time. The float half (each kernel's
+// dot) reads them; the integers are exact, so how they are computed changes no bit.
+//
+// Method: three activation columns share one int64 (21-bit lanes, column 3t at bit 0,
+// 3t+1 at bit 21, 3t+2 at bit 42), so one multiply of a weight value by the packed word
+// does three multiply-accumulates. A 16-value dot of int8 values lies in
+// [-16·128·128, 16·128·128] = [-2^18, 2^18], inside a 21-bit lane's [-2^20, 2^20), so the
+// lanes never overflow into each other for any int8 input and are recovered exactly by
+// sign extension.
+
+// halfDots holds the 16 dots of one (row, column) pair per iteration: c[h] is the exact
+// dot of the iteration's values 16h..16h+15 (h < 8 against y0, h >= 8 against y1).
+type halfDots = [16]int32
+
+// colPack is the packed activations of one tile's columns, reused across tiles.
+type colPack struct {
+	kb0, nkb, ncol, ntrip int
+	p                     []int64    // [(kb-kb0)*ntrip + t][128]: columns 3t..3t+2 of y block kb
+	xs                    [256]int64 // the loaded row's values widened once
+	c                     []halfDots // per column of the tile: the dots of the current row and iteration
+}
+
+var packPool = sync.Pool{New: func() any { return new(colPack) }}
+
+// packColumns packs y blocks kbLo..kbHi-1 of the ncol columns at(kb, 0..ncol-1).
+func packColumns(kbLo, kbHi, ncol int, at func(kb, jj int) *q8.BlockMMQ) *colPack {
+	pk := packPool.Get().(*colPack)
+	pk.kb0, pk.nkb, pk.ncol, pk.ntrip = kbLo, kbHi-kbLo, ncol, (ncol+2)/3
+	n := pk.nkb * pk.ntrip * 128
+	if cap(pk.p) < n {
+		pk.p = make([]int64, n)
+	}
+	pk.p = pk.p[:n]
+	if cap(pk.c) < ncol {
+		pk.c = make([]halfDots, ncol)
+	}
+	pk.c = pk.c[:ncol]
+	for kb := kbLo; kb < kbHi; kb++ {
+		for t := 0; t < pk.ntrip; t++ {
+			dst := (*[128]int64)(pk.p[((kb-kbLo)*pk.ntrip+t)*128:])
+			clear(dst[:])
+			for l := 0; l < 3 && 3*t+l < ncol; l++ {
+				qs := &at(kb, 3*t+l).Qs
+				for v, q := range qs {
+					dst[v] += int64(q) << (21 * l)
+				}
+			}
+		}
+	}
+	return pk
+}
+
+func (pk *colPack) release() { packPool.Put(pk) }
+
+// dots fills pk.c[jj] with the half dots of the loaded row x and every column jj for the
+// iteration whose first y block is kb.
+func (pk *colPack) dots(x *xTile, kb int) {
+	xs := &pk.xs
+	for v, q := range x.qs {
+		xs[v] = int64(q)
+	}
+	c := pk.c
+	for t := 0; t < pk.ntrip; t++ {
+		var acc [16]int64
+		for half := 0; half < 2; half++ {
+			p := (*[128]int64)(pk.p[((kb+half-pk.kb0)*pk.ntrip+t)*128:])
+			xh := (*[128]int64)(xs[128*half:])
+			for g := 0; g < 8; g++ {
+				pv := (*[16]int64)(p[16*g:])
+				xv := (*[16]int64)(xh[16*g:])
+				s := xv[0]*pv[0] + xv[1]*pv[1] + xv[2]*pv[2] + xv[3]*pv[3] +
+					xv[4]*pv[4] + xv[5]*pv[5] + xv[6]*pv[6] + xv[7]*pv[7] +
+					xv[8]*pv[8] + xv[9]*pv[9] + xv[10]*pv[10] + xv[11]*pv[11] +
+					xv[12]*pv[12] + xv[13]*pv[13] + xv[14]*pv[14] + xv[15]*pv[15]
+				acc[8*half+g] = s
+			}
+		}
+		j := 3 * t
+		for h, s := range acc {
+			l0 := s << 43 >> 43
+			s = (s - l0) >> 21
+			l1 := s << 43 >> 43
+			l2 := (s - l1) >> 21
+			c[j][h] = int32(l0)
+			if j+1 < len(c) {
+				c[j+1][h] = int32(l1)
+			}
+			if j+2 < len(c) {
+				c[j+2][h] = int32(l2)
+			}
+		}
+	}
+}
+
+// refHalfDots is the half dots of x with one column by dotI8 (the definition; tests and
+// the hand cases use it).
+func refHalfDots(x *xTile, y0, y1 *q8.BlockMMQ) *halfDots {
+	var c halfDots
+	for h := 0; h < 16; h++ {
+		y := y0
+		if h >= 8 {
+			y = y1
+		}
+		o := 16 * (h % 8)
+		c[h] = dotI8(x.qs[16*h:16*h+16], y.Qs[o:o+16])
+	}
+	return &c
+}
