@@ -9,6 +9,7 @@ import (
 
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
+	"github.com/ggsim/ggsim/sim/q8"
 )
 
 // benchCase returns n rows of k weights of typ (16 distinct reference-quantized rows,
@@ -80,14 +81,17 @@ func benchMulMat(b *testing.B, dp4a bool, typ quant.Type, k, n, m int) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	cpu0 := cpuSeconds()
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := MulMat(dev, typ, a, k, n, x, m, p); err != nil {
 			b.Fatal(err)
 		}
 	}
+	cpu := cpuSeconds() - cpu0
 	macs := float64(n) * float64(k) * float64(m)
 	b.ReportMetric(macs*float64(b.N)/b.Elapsed().Seconds(), "MAC/s")
+	b.ReportMetric(cpu/float64(b.N), "cpu-s/op")
 }
 
 // TestMulMatGOMAXPROCS: the output bits do not depend on how many goroutines compute
@@ -128,5 +132,33 @@ func TestMulMatGOMAXPROCS(t *testing.T) {
 			}
 			t.Logf("%v (dp4a %v): %d of %d tiles split by stream-K, %d outputs identical", typ, dp4a, split, len(p.Tiles), len(outs[0]))
 		}
+	}
+}
+
+// BenchmarkPackedDots measures the integer half alone: the half dots of one loaded row
+// with a tile's columns for one iteration (256 values), in MAC/s.
+func BenchmarkPackedDots(b *testing.B) {
+	for _, ncol := range []int{128, 40} {
+		b.Run(fmt.Sprintf("cols=%d", ncol), func(b *testing.B) {
+			r := rand.New(rand.NewPCG(5, 6))
+			y := make([]q8.BlockMMQ, 2*ncol)
+			for i := range y {
+				for v := range y[i].Qs {
+					y[i].Qs[v] = int8(r.Uint32())
+				}
+			}
+			var x xTile
+			for v := range x.qs {
+				x.qs[v] = int8(r.Uint32())
+			}
+			pk := packColumns(0, 2, ncol, func(kb, jj int) *q8.BlockMMQ { return &y[kb*ncol+jj] })
+			defer pk.release()
+			cpu0 := cpuSeconds()
+			for b.Loop() {
+				pk.dots(&x, 0)
+			}
+			b.ReportMetric(float64(256*ncol)*float64(b.N)/b.Elapsed().Seconds(), "MAC/s")
+			b.ReportMetric((cpuSeconds()-cpu0)*1e9/float64(b.N), "cpu-ns/op")
+		})
 	}
 }

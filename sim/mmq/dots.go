@@ -62,42 +62,73 @@ func packColumns(kbLo, kbHi, ncol int, at func(kb, jj int) *q8.BlockMMQ) *colPac
 func (pk *colPack) release() { packPool.Put(pk) }
 
 // dots fills pk.c[jj] with the half dots of the loaded row x and every column jj for the
-// iteration whose first y block is kb.
+// iteration whose first y block is kb. Three packed words (nine columns) share each load
+// of a weight value.
 func (pk *colPack) dots(x *xTile, kb int) {
 	xs := &pk.xs
 	for v, q := range x.qs {
 		xs[v] = int64(q)
 	}
-	c := pk.c
-	for t := 0; t < pk.ntrip; t++ {
-		var acc [16]int64
+	nt := pk.ntrip
+	var acc [3][16]int64
+	for t := 0; t < nt; t += 3 {
+		n := min(3, nt-t)
 		for half := 0; half < 2; half++ {
-			p := (*[128]int64)(pk.p[((kb+half-pk.kb0)*pk.ntrip+t)*128:])
+			o := ((kb+half-pk.kb0)*nt + t) * 128
+			// Past the last triple the first is read again (and its result dropped).
+			pa := (*[128]int64)(pk.p[o:])
+			pb, pc := pa, pa
+			if n > 1 {
+				pb = (*[128]int64)(pk.p[o+128:])
+			}
+			if n > 2 {
+				pc = (*[128]int64)(pk.p[o+256:])
+			}
 			xh := (*[128]int64)(xs[128*half:])
 			for g := 0; g < 8; g++ {
-				pv := (*[16]int64)(p[16*g:])
 				xv := (*[16]int64)(xh[16*g:])
-				s := xv[0]*pv[0] + xv[1]*pv[1] + xv[2]*pv[2] + xv[3]*pv[3] +
-					xv[4]*pv[4] + xv[5]*pv[5] + xv[6]*pv[6] + xv[7]*pv[7] +
-					xv[8]*pv[8] + xv[9]*pv[9] + xv[10]*pv[10] + xv[11]*pv[11] +
-					xv[12]*pv[12] + xv[13]*pv[13] + xv[14]*pv[14] + xv[15]*pv[15]
-				acc[8*half+g] = s
+				av := (*[16]int64)(pa[16*g:])
+				bv := (*[16]int64)(pb[16*g:])
+				cv := (*[16]int64)(pc[16*g:])
+				var sa, sb, sc int64
+				x0, x1, x2, x3 := xv[0], xv[1], xv[2], xv[3]
+				sa += x0*av[0] + x1*av[1] + x2*av[2] + x3*av[3]
+				sb += x0*bv[0] + x1*bv[1] + x2*bv[2] + x3*bv[3]
+				sc += x0*cv[0] + x1*cv[1] + x2*cv[2] + x3*cv[3]
+				x0, x1, x2, x3 = xv[4], xv[5], xv[6], xv[7]
+				sa += x0*av[4] + x1*av[5] + x2*av[6] + x3*av[7]
+				sb += x0*bv[4] + x1*bv[5] + x2*bv[6] + x3*bv[7]
+				sc += x0*cv[4] + x1*cv[5] + x2*cv[6] + x3*cv[7]
+				x0, x1, x2, x3 = xv[8], xv[9], xv[10], xv[11]
+				sa += x0*av[8] + x1*av[9] + x2*av[10] + x3*av[11]
+				sb += x0*bv[8] + x1*bv[9] + x2*bv[10] + x3*bv[11]
+				sc += x0*cv[8] + x1*cv[9] + x2*cv[10] + x3*cv[11]
+				x0, x1, x2, x3 = xv[12], xv[13], xv[14], xv[15]
+				sa += x0*av[12] + x1*av[13] + x2*av[14] + x3*av[15]
+				sb += x0*bv[12] + x1*bv[13] + x2*bv[14] + x3*bv[15]
+				sc += x0*cv[12] + x1*cv[13] + x2*cv[14] + x3*cv[15]
+				acc[0][8*half+g], acc[1][8*half+g], acc[2][8*half+g] = sa, sb, sc
 			}
 		}
-		j := 3 * t
-		for h, s := range acc {
-			l0 := s << 43 >> 43
-			s = (s - l0) >> 21
-			l1 := s << 43 >> 43
-			l2 := (s - l1) >> 21
-			c[j][h] = int32(l0)
-			if j+1 < len(c) {
-				c[j+1][h] = int32(l1)
-			}
-			if j+2 < len(c) {
-				c[j+2][h] = int32(l2)
-			}
+		for d := 0; d < n; d++ {
+			pk.unpack(3*(t+d), &acc[d])
 		}
+	}
+}
+
+// unpack writes the three 21-bit lanes of the packed dots acc to columns j, j+1, j+2
+// (those that exist).
+func (pk *colPack) unpack(j int, acc *[16]int64) {
+	var l [3][16]int32
+	for h, s := range acc {
+		l0 := s << 43 >> 43
+		s = (s - l0) >> 21
+		l1 := s << 43 >> 43
+		l[0][h], l[1][h], l[2][h] = int32(l0), int32(l1), int32((s-l1)>>21)
+	}
+	n := min(3, len(pk.c)-j)
+	for d := 0; d < n; d++ {
+		pk.c[j+d] = l[d]
 	}
 }
 
