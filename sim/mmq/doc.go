@@ -10,4 +10,10 @@
 // TURING_MMA_AVAILABLE (ampere config table, FAST_FP16_AVAILABLE). Its float orders
 // are predicted from the source by LLVM's contraction rule and not yet checked against
 // GPU output.
+//
+// Speed. Only the float sequence per output element is the GPU's; the exact int32 dots
+// under it are computed for a whole tile's columns at once (dots.go: three columns per
+// int64 multiply), and tiles run on GOMAXPROCS goroutines; neither changes a bit
+// (TestPackedDotsExact, TestMulMatGOMAXPROCS). BenchmarkMulMat measures an FFN-sized
+// layer; docs/speed.md records its numbers and profile.
 package mmq
