@@ -136,10 +136,11 @@ func TestMulMatGOMAXPROCS(t *testing.T) {
 }
 
 // BenchmarkPackedDots measures the integer half alone: the half dots of one loaded row
-// with a tile's columns for one iteration (256 values), in MAC/s.
+// (values in [-xmax, xmax]) with a tile's columns for one iteration (256 values), in MAC/s.
 func BenchmarkPackedDots(b *testing.B) {
-	for _, ncol := range []int{128, 40} {
-		b.Run(fmt.Sprintf("cols=%d", ncol), func(b *testing.B) {
+	for _, tc := range []struct{ ncol, xmax int }{{128, 127}, {40, 127}, {128, 15}} {
+		ncol := tc.ncol
+		b.Run(fmt.Sprintf("cols=%d/xmax=%d", ncol, tc.xmax), func(b *testing.B) {
 			r := rand.New(rand.NewPCG(5, 6))
 			y := make([]q8.BlockMMQ, 2*ncol)
 			for i := range y {
@@ -149,7 +150,7 @@ func BenchmarkPackedDots(b *testing.B) {
 			}
 			var x xTile
 			for v := range x.qs {
-				x.qs[v] = int8(r.Uint32())
+				x.qs[v] = int8(r.IntN(2*tc.xmax+1) - tc.xmax)
 			}
 			pk := packColumns(0, 2, ncol, func(kb, jj int) *q8.BlockMMQ { return &y[kb*ncol+jj] })
 			defer pk.release()
