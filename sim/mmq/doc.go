@@ -13,7 +13,8 @@
 //
 // Speed. Only the float sequence per output element is the GPU's; the exact int32 dots
 // under it are computed for a whole tile's columns at once (dots.go: three columns per
-// int64 multiply, four for rows of small values), and tiles run on GOMAXPROCS goroutines; neither changes a bit
-// (TestPackedDotsExact, TestMulMatGOMAXPROCS). BenchmarkMulMat measures an FFN-sized
-// layer; docs/speed.md records its numbers and profile.
+// int64 multiply, four for rows of small values), and tiles run on GOMAXPROCS
+// goroutines; neither changes a bit (TestPackedDotsExact, TestMulMatGOMAXPROCS).
+// BenchmarkMulMat measures an FFN-sized layer; docs/speed.md records its numbers and
+// profile.
 package mmq
