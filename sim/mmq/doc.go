@@ -51,6 +51,14 @@
 // and confirmed where a golden case could tell (e.g. dotQ8_0_16Q8_1, Q2_K's last
 // quarter); some products are exact, where no test can tell.
 //
+// # Speed
+//
+// Only the float sequence per output element is the GPU's; the exact int32 dots under it
+// are computed for a whole tile's columns at once (dots.go: three columns per int64
+// multiply, four for rows of small values), and tiles run on GOMAXPROCS goroutines;
+// neither changes a bit (TestPackedDotsExact, TestMulMatGOMAXPROCS). BenchmarkMulMat
+// measures an FFN-sized layer; docs/speed.md records its numbers and profile.
+//
 // # Limits
 //
 // AMD's MFMA/WMMA layouts (16x16 C tiles) and Blackwell's native FP4 MMA are not

@@ -70,10 +70,10 @@ func DP4ATypes() []quant.Type {
 //
 // with dA = x_df[b] and dB = y.d4 of the block (D4 layout). The MMA path multiplies
 // float(C)*dA first; where dA is a power of two (MXFP4) the two orders agree.
-func dp4aDotQ8_0(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) float32 {
+func dp4aDotQ8_0(x *xTile, hd *halfDots, y0, y1 *q8.BlockMMQ, sum float32) float32 {
 	for b := 0; b < 8; b++ {
 		y, k := yHalf(y0, y1, b)
-		c := dotI8(x.qs[32*b:32*b+32], y.Qs[32*k:32*k+32])
+		c := hd[2*b] + hd[2*b+1]
 		sum = sim.FMA(sim.Mul(x.df[b], y.D4(k)), sim.I2F(c), sum)
 	}
 	return sum
@@ -89,10 +89,10 @@ func dp4aDotQ8_0(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) float32 {
 //
 // (the divisor QI8_1/vdr, QI8_1/(vdr*QR4_1) is 1 for the MMQ vdr, and x/1 folds to x),
 // with dm = x.dmh[b] and ds the DS4 {d, sum} of the y block.
-func dp4aDotQ8_1(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) float32 {
+func dp4aDotQ8_1(x *xTile, hd *halfDots, y0, y1 *q8.BlockMMQ, sum float32) float32 {
 	for b := 0; b < 8; b++ {
 		y, k := yHalf(y0, y1, b)
-		c := dotI8(x.qs[32*b:32*b+32], y.Qs[32*k:32*k+32])
+		c := hd[2*b] + hd[2*b+1]
 		d, s := y.DS4(k)
 		p := f16.Mul2(x.dmh[b], f16.Half2{Lo: d, Hi: s})
 		r := sim.FMA(sim.I2F(c), sim.H2F(p.Lo), sim.H2F(p.Hi))
@@ -108,10 +108,10 @@ func dp4aDotQ8_1(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) float32 {
 //
 //	inner = sumi*d8 - 8*s8   ->  inner = fma(float(C), d8, -(8*s8))   (8*s8 exact)
 //	sum  += d4*inner         ->  sum   = fma(d4, inner, sum)
-func dp4aDotQ4_0(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) float32 {
+func dp4aDotQ4_0(x *xTile, hd *halfDots, y0, y1 *q8.BlockMMQ, sum float32) float32 {
 	for b := 0; b < 8; b++ {
 		y, k := yHalf(y0, y1, b)
-		c := dotI8(x.qs[32*b:32*b+32], y.Qs[32*k:32*k+32])
+		c := hd[2*b] + hd[2*b+1]
 		d, s := y.DS4(k)
 		inner := sim.FMA(sim.I2F(c), sim.H2F(d), -sim.Mul(8, sim.H2F(s)))
 		sum = sim.FMA(x.df[b], inner, sum)
@@ -132,13 +132,13 @@ func dp4aDotQ4_0(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) float32 {
 // with sc, m the 6-bit scales and mins (x.sc[0..7], x.sc[8..15]) as integers and dm the
 // block's half2 {d, dmin} (x.dmh[0]) as floats: no half product, unlike the MMA path's
 // dm*make_half2(sc, m).
-func dp4aDotQ4_K(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) float32 {
+func dp4aDotQ4_K(x *xTile, hd *halfDots, y0, y1 *q8.BlockMMQ, sum float32) float32 {
 	dmx, dmy := sim.H2F(x.dmh[0].Lo), sim.H2F(x.dmh[0].Hi)
 	for s0 := 0; s0 < 8; s0 += 2 {
 		var sd, sm float32
 		for s := s0; s < s0+2; s++ {
 			y, k := yHalf(y0, y1, s)
-			c := dotI8(x.qs[32*s:32*s+32], y.Qs[32*k:32*k+32])
+			c := hd[2*s] + hd[2*s+1]
 			d8, s8 := y.DS4(k)
 			sd = sim.FMA(sim.H2F(d8), sim.I2F(x.sc[s]*c), sd)
 			sm = sim.FMA(sim.H2F(s8), sim.I2F(x.sc[8+s]), sm)
@@ -157,11 +157,11 @@ func dp4aDotQ4_K(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) float32 {
 //	sum += (d3*d8)*float(sumi)          ->  sum = fma(d3*d8, float(sumi), sum)
 //
 // with d3 = x_df[0] (the block's d as float), sc = x.sc (scale - 32) and d8 = y.d4.
-func dp4aDotQ3_K(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) float32 {
+func dp4aDotQ3_K(x *xTile, hd *halfDots, y0, y1 *q8.BlockMMQ, sum float32) float32 {
 	for b := 0; b < 8; b++ {
 		y, k := yHalf(y0, y1, b)
-		c0 := dotI8(x.qs[32*b:32*b+16], y.Qs[32*k:32*k+16])
-		c1 := dotI8(x.qs[32*b+16:32*b+32], y.Qs[32*k+16:32*k+32])
+		c0 := hd[2*b]
+		c1 := hd[2*b+1]
 		sumi := c0*x.sc[2*b] + c1*x.sc[2*b+1]
 		sum = sim.FMA(sim.Mul(x.df[0], y.D4(k)), sim.I2F(sumi), sum)
 	}
@@ -177,13 +177,13 @@ func dp4aDotQ3_K(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) float32 {
 //	sum += d6 * sumf_d                             ->  sum = fma(d6, sumf_d, sum)
 //
 // with the int8 scales x.sc, d6 = x_df (the block's d as float) and d8 = y.d4.
-func dp4aDotQ6_K(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) float32 {
+func dp4aDotQ6_K(x *xTile, hd *halfDots, y0, y1 *q8.BlockMMQ, sum float32) float32 {
 	for p := 0; p < 4; p++ {
 		var sd float32
 		for b := 2 * p; b < 2*p+2; b++ {
 			y, k := yHalf(y0, y1, b)
-			c0 := dotI8(x.qs[32*b:32*b+16], y.Qs[32*k:32*k+16])
-			c1 := dotI8(x.qs[32*b+16:32*b+32], y.Qs[32*k+16:32*k+32])
+			c0 := hd[2*b]
+			c1 := hd[2*b+1]
 			sd = sim.FMA(y.D4(k), sim.I2F(x.sc[2*b]*c0+x.sc[2*b+1]*c1), sd)
 		}
 		sum = sim.FMA(x.df[0], sd, sum)
@@ -204,15 +204,15 @@ func dp4aDotQ6_K(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) float32 {
 //	  sumf_d8 -= dm0.y*S0; sumf_d8 -= dm1.y*S1 ->  sumf_d8 = fma(-dm.y, float(S), sumf_d8)
 //	r = sumf + d8*sumf_d8                      ->  r = fma(d8, sumf_d8, sumf)
 //	sum += r                                   ->  sum = sum + r
-func dp4aDotQ2_K(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) float32 {
+func dp4aDotQ2_K(x *xTile, hd *halfDots, y0, y1 *q8.BlockMMQ, sum float32) float32 {
 	for h, y := range [2]*q8.BlockMMQ{y0, y1} {
 		for p := 0; p < 2; p++ {
 			var sumf, sumfD8 float32
 			for q := 0; q < 2; q++ {
 				base := 64*p + 32*q // within the y block
 				g := 8*h + base/16  // 16-value group of the iteration
-				c0 := dotI8(x.qs[128*h+base:128*h+base+16], y.Qs[base:base+16])
-				c1 := dotI8(x.qs[128*h+base+16:128*h+base+32], y.Qs[base+16:base+32])
+				c0 := hd[g]
+				c1 := hd[g+1]
 				sumfD8 = sim.FMA(x.mA[g][0], sim.I2F(c0), sumfD8)
 				sumfD8 = sim.FMA(x.mA[g+1][0], sim.I2F(c1), sumfD8)
 				if q < 2-p {

@@ -77,9 +77,9 @@ func TestDP4AHandQ8_0(t *testing.T) {
 	x.qs[0], y0.Qs[0] = 1, 1
 	x.df[0] = handP
 	setD4(&y0, 0, handQ)
-	checkBits(t, "dp4a q8_0 (dA*dB first)", dp4aDotQ8_0(&x, &y0, &y1, -handPQ), 0)
+	checkBits(t, "dp4a q8_0 (dA*dB first)", dp4aDotQ8_0(&x, refHalfDots(&x, &y0, &y1), &y0, &y1, -handPQ), 0)
 	// The MMA order on the same tile keeps the 2^-30: the two paths differ by design.
-	checkBits(t, "mma q8_0 (C*dA first)", dotQ8_0Q8_1(false)(&x, &y0, &y1, -handPQ), handTiny)
+	checkBits(t, "mma q8_0 (C*dA first)", dotQ8_0Q8_1(false)(&x, refHalfDots(&x, &y0, &y1), &y0, &y1, -handPQ), handTiny)
 }
 
 func TestDP4AHandQ3_K(t *testing.T) {
@@ -91,7 +91,7 @@ func TestDP4AHandQ3_K(t *testing.T) {
 	x.sc[10], x.sc[11] = 5, -7
 	x.df[0] = handP
 	setD4(&y1, 1, handQ)
-	checkBits(t, "dp4a q3_K", dp4aDotQ3_K(&x, &y0, &y1, -handPQ), 0)
+	checkBits(t, "dp4a q3_K", dp4aDotQ3_K(&x, refHalfDots(&x, &y0, &y1), &y0, &y1, -handPQ), 0)
 }
 
 func TestDP4AHandQ5_1(t *testing.T) {
@@ -101,14 +101,14 @@ func TestDP4AHandQ5_1(t *testing.T) {
 	setDot(x.qs[64:96], y0.Qs[64:96], handC)
 	x.dmh[2] = f16.Half2{Lo: h(handA), Hi: h(-1)}
 	setDS4(&y0, 2, 1, handAC)
-	checkBits(t, "dp4a q5_1 fma", dp4aDotQ8_1(&x, &y0, &y1, 0), handA)
+	checkBits(t, "dp4a q5_1 fma", dp4aDotQ8_1(&x, refHalfDots(&x, &y0, &y1), &y0, &y1, 0), handA)
 
 	// __hmul2 rounds d*d8 to half: (1+2^-10)^2 = 1+2^-9+2^-20 becomes 1+2^-9.
 	var x2 xTile
 	x2.qs[224], y1.Qs[96] = 1, 1
 	x2.dmh[7] = f16.Half2{Lo: h(handP), Hi: 0}
 	setDS4(&y1, 3, handP, 0)
-	checkBits(t, "dp4a q5_1 half product", dp4aDotQ8_1(&x2, &y0, &y1, 0), 1+0x1p-9)
+	checkBits(t, "dp4a q5_1 half product", dp4aDotQ8_1(&x2, refHalfDots(&x2, &y0, &y1), &y0, &y1, 0), 1+0x1p-9)
 }
 
 func TestDP4AHandQ4_0(t *testing.T) {
@@ -118,7 +118,7 @@ func TestDP4AHandQ4_0(t *testing.T) {
 	setDot(x.qs[0:32], y0.Qs[0:32], handC)
 	x.df[0] = 1
 	setDS4(&y0, 0, handA, handAC/8)
-	checkBits(t, "dp4a q4_0 inner", dp4aDotQ4_0(&x, &y0, &y1, 0), handA)
+	checkBits(t, "dp4a q4_0 inner", dp4aDotQ4_0(&x, refHalfDots(&x, &y0, &y1), &y0, &y1, 0), handA)
 	// d4*inner fused into the sum: fma(q, 2047/1024, -RN(q*2047/1024)) is the product's
 	// rounding error, nonzero only if fused.
 	x.df[0] = handQ
@@ -127,7 +127,7 @@ func TestDP4AHandQ4_0(t *testing.T) {
 	if want == 0 {
 		t.Fatal("test values: p*a must be inexact in float32")
 	}
-	checkBits(t, "dp4a q4_0 outer", dp4aDotQ4_0(&x, &y0, &y1, -pa), want)
+	checkBits(t, "dp4a q4_0 outer", dp4aDotQ4_0(&x, refHalfDots(&x, &y0, &y1), &y0, &y1, -pa), want)
 }
 
 func TestDP4AHandQ4_K(t *testing.T) {
@@ -140,9 +140,9 @@ func TestDP4AHandQ4_K(t *testing.T) {
 	x.sc[4], x.sc[12] = 1, 1
 	x.dmh[0] = f16.Half2{Lo: h(handA), Hi: h(handAC)}
 	setDS4(&y1, 0, 1, 1)
-	checkBits(t, "dp4a q4_K", dp4aDotQ4_K(&x, &y0, &y1, 0), handA)
+	checkBits(t, "dp4a q4_K", dp4aDotQ4_K(&x, refHalfDots(&x, &y0, &y1), &y0, &y1, 0), handA)
 	// r is added to the sum, not fused: 0.5 + r rounds once.
-	checkBits(t, "dp4a q4_K sum", dp4aDotQ4_K(&x, &y0, &y1, 0.5), 0.5+handA)
+	checkBits(t, "dp4a q4_K sum", dp4aDotQ4_K(&x, refHalfDots(&x, &y0, &y1), &y0, &y1, 0.5), 0.5+handA)
 }
 
 // TestDP4AMXFP4EqualsMMA: MXFP4's x_df is a power of two, so (dA*dB)*C and (C*dA)*dB are
@@ -308,7 +308,7 @@ func TestDP4AHandQ2_K(t *testing.T) {
 	x.mA[6] = [2]float32{0, 1}
 	setHalf(&y0, 1, h(1))
 	// The stored slots past d2s6[7] do not exist; a model reading them would see qs bytes.
-	checkBits(t, "dp4a q2_K", dp4aDotQ2_K(&x, &y0, &y1, 0), handA-5)
+	checkBits(t, "dp4a q2_K", dp4aDotQ2_K(&x, refHalfDots(&x, &y0, &y1), &y0, &y1, 0), handA-5)
 }
 
 func TestDP4AHandQ6_K(t *testing.T) {
@@ -321,7 +321,7 @@ func TestDP4AHandQ6_K(t *testing.T) {
 	x.sc[4] = 1
 	setD4(&y0, 2, handP)
 	x.df[0] = handQ
-	checkBits(t, "dp4a q6_K", dp4aDotQ6_K(&x, &y0, &y1, -handPQ), handTiny)
+	checkBits(t, "dp4a q6_K", dp4aDotQ6_K(&x, refHalfDots(&x, &y0, &y1), &y0, &y1, -handPQ), handTiny)
 }
 
 func TestDP4AHandQ8_0_16(t *testing.T) {
@@ -336,8 +336,8 @@ func TestDP4AHandQ8_0_16(t *testing.T) {
 	setDot(x.qs[112:128], y0.Qs[112:128], handC)
 	x.df[6], x.df[7] = 1, handA
 	setD4(&y0, 3, 1)
-	checkBits(t, "dp4a q8_0_16", dp4aDotQ8_0_16(&x, &y0, &y1, 0), handA)
-	checkBits(t, "mma q8_0_16", dotQ8_0_16Q8_1(&x, &y0, &y1, 0), 2)
+	checkBits(t, "dp4a q8_0_16", dp4aDotQ8_0_16(&x, refHalfDots(&x, &y0, &y1), &y0, &y1, 0), handA)
+	checkBits(t, "mma q8_0_16", dotQ8_0_16Q8_1(&x, refHalfDots(&x, &y0, &y1), &y0, &y1, 0), 2)
 }
 
 // TestDP4AVersusMMAOrders compares the dp4a kernels with MMA-path kernels assembled here

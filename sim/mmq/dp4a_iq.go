@@ -33,11 +33,11 @@ func init() {
 //
 // with dA = x_df per 16 values and dB = y.d4 of the block. (The MMA path instead fuses
 // fma(float(C0), dA0, float(C1)*dA1) and then fma(dB, ·, sum).)
-func dp4aDotQ8_0_16(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) float32 {
+func dp4aDotQ8_0_16(x *xTile, hd *halfDots, y0, y1 *q8.BlockMMQ, sum float32) float32 {
 	for b := 0; b < 8; b++ {
 		y, k := yHalf(y0, y1, b)
-		c0 := dotI8(x.qs[32*b:32*b+16], y.Qs[32*k:32*k+16])
-		c1 := dotI8(x.qs[32*b+16:32*b+32], y.Qs[32*k+16:32*k+32])
+		c0 := hd[2*b]
+		c1 := hd[2*b+1]
 		sf := sim.FMA(x.df[2*b], sim.I2F(c0), 0)
 		sf = sim.FMA(x.df[2*b+1], sim.I2F(c1), sf)
 		sum = sim.FMA(y.D4(k), sf, sum)

@@ -153,6 +153,3 @@ func loadQ2_KDP4A(m *matrix, i, kb0 int, x *xTile) {
 		x.mA[s] = [2]float32{sim.H2F(p.Lo), sim.H2F(p.Hi)}
 	}
 }
-
-
-

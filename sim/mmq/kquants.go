@@ -80,13 +80,13 @@ func loadQ6_K(m *matrix, i, kb0 int, x *xTile) {
 //	sum += tmp*dA  ->  sum = fma(tmp, dA, sum)
 //
 // with dA = x_df = d of the super-block.
-func dotQ6_K(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) float32 {
+func dotQ6_K(x *xTile, hd *halfDots, y0, y1 *q8.BlockMMQ, sum float32) float32 {
 	for h, y := range [2]*q8.BlockMMQ{y0, y1} {
 		var tmp float32
 		for q := 0; q < 4; q++ {
 			b := 4*h + q
-			c0 := dotI8(x.qs[32*b:32*b+16], y.Qs[32*q:32*q+16])
-			c1 := dotI8(x.qs[32*b+16:32*b+32], y.Qs[32*q+16:32*q+32])
+			c0 := hd[2*b]
+			c1 := hd[2*b+1]
 			tmp = sim.FMA(sim.I2F(c0*x.sc[2*b]+c1*x.sc[2*b+1]), y.D4(q), tmp)
 		}
 		sum = sim.FMA(tmp, x.df[0], sum)
@@ -150,14 +150,14 @@ func loadQ2_K(m *matrix, i, kb0 int, x *xTile) {
 // aggressive form tmp = fma(-Cm0, mA0, fma(-Cm1, mA1, tmp)) differs from the GPU on 2
 // and 12 outputs of the batch-33 and batch-130 cases; the subtraction of the fused sum
 // above reproduces all three.
-func dotQ2_K(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) float32 {
+func dotQ2_K(x *xTile, hd *halfDots, y0, y1 *q8.BlockMMQ, sum float32) float32 {
 	for h, y := range [2]*q8.BlockMMQ{y0, y1} {
 		dB := [2]float32{sim.H2F(y.D2S6(0)), sim.H2F(y.D2S6(1))}
 		for q := 0; q < 4; q++ {
 			s0 := 8*h + 2*q
 			b := 4*h + q
-			c0 := dotI8(x.qs[32*b:32*b+16], y.Qs[32*q:32*q+16])
-			c1 := dotI8(x.qs[32*b+16:32*b+32], y.Qs[32*q+16:32*q+32])
+			c0 := hd[2*b]
+			c1 := hd[2*b+1]
 			tmp := sim.FMA(sim.I2F(c0), x.mA[s0][0], sim.Mul(sim.I2F(c1), x.mA[s0+1][0]))
 			if q == 3 {
 				m0, m1 := sumI8(y.Qs[96:112]), sumI8(y.Qs[112:128])

@@ -58,8 +58,9 @@ type kernel struct {
 	// load fills x with iterK values of row i starting at weight block kb0.
 	load func(m *matrix, i, kb0 int, x *xTile)
 	// dot runs vec_dot twice (k00 = 0 and 32): the values 0..127 of the iteration
-	// against y0 and 128..255 against y1, adding to sum in the kernel's order.
-	dot func(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) float32
+	// against y0 and 128..255 against y1, adding to sum in the kernel's order. hd holds
+	// the exact int32 dots of x with the column, 16 values each (dots.go).
+	dot func(x *xTile, hd *halfDots, y0, y1 *q8.BlockMMQ, sum float32) float32
 }
 
 // kernels are the MMA-path kernels by type (kernelsDP4A, in dp4a.go, those of the dp4a
@@ -153,6 +154,20 @@ func computeTile(kn *kernel, mat *matrix, y []q8.BlockMMQ, ncolsY int, p *Plan, 
 	nb := len(ranges)
 	partial := make([]float32, nb*p.J)
 	var x xTile
+	// The y blocks this tile's iterations read (kb and kb+1 of each, as below).
+	ybLo, ybHi := -1, 0
+	for _, rg := range ranges {
+		if rg.Start < rg.Stop {
+			last := rg.Start + (rg.Stop-1-rg.Start)/p.BPI*p.BPI
+			if ybLo < 0 {
+				ybLo = rg.Start * (iterK / p.BPI) / 128
+			}
+			ybHi = last*(iterK/p.BPI)/128 + 2
+		}
+	}
+	ybLo = max(ybLo, 0)
+	cols := packColumns(ybLo, ybHi, jmax, func(kb, jj int) *q8.BlockMMQ { return &y[kb*ncolsY+j0+jj] })
+	defer cols.release()
 	for ii := 0; ii < imax; ii++ {
 		i := i0 + ii
 		clear(partial)
@@ -160,10 +175,11 @@ func computeTile(kn *kernel, mat *matrix, y []q8.BlockMMQ, ncolsY int, p *Plan, 
 			for kb0 := rg.Start; kb0 < rg.Stop; kb0 += p.BPI {
 				kn.load(mat, i, kb0, &x)
 				kb := kb0 * (iterK / p.BPI) / 128 // index of the first block_q8_1_mmq
+				cols.dots(&x, kb)                 // the int32 dots of row i with every column
 				for jj := 0; jj < jmax; jj++ {
 					y0 := &y[kb*ncolsY+j0+jj]
 					y1 := &y[(kb+1)*ncolsY+j0+jj]
-					partial[r*p.J+jj] = kn.dot(&x, y0, y1, partial[r*p.J+jj])
+					partial[r*p.J+jj] = kn.dot(&x, &cols.c[jj], y0, y1, partial[r*p.J+jj])
 				}
 			}
 		}

@@ -26,11 +26,11 @@ func yHalf(y0, y1 *q8.BlockMMQ, b int) (*q8.BlockMMQ, int) {
 //
 // with dA = x_df[b] and dB the block's d: y.d4 (D4 layout) or the half d of y.ds4
 // (DS4, Q4_0).
-func dotQ8_0Q8_1(ds4 bool) func(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) float32 {
-	return func(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) float32 {
+func dotQ8_0Q8_1(ds4 bool) func(x *xTile, hd *halfDots, y0, y1 *q8.BlockMMQ, sum float32) float32 {
+	return func(x *xTile, hd *halfDots, y0, y1 *q8.BlockMMQ, sum float32) float32 {
 		for b := 0; b < 8; b++ {
 			y, k := yHalf(y0, y1, b)
-			c := dotI8(x.qs[32*b:32*b+32], y.Qs[32*k:32*k+32])
+			c := hd[2*b] + hd[2*b+1]
 			var dB float32
 			if ds4 {
 				d, _ := y.DS4(k)
@@ -50,10 +50,10 @@ func dotQ8_0Q8_1(ds4 bool) func(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) floa
 //	sum += dmA.y*dsB.y         ->  sum = fma(dmA.y, dsB.y, sum)
 //
 // with dmA = x_dm[b] (a half2 as float2) and dsB = the DS4 {d, sum} of the y block.
-func dotQ8_1Q8_1(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) float32 {
+func dotQ8_1Q8_1(x *xTile, hd *halfDots, y0, y1 *q8.BlockMMQ, sum float32) float32 {
 	for b := 0; b < 8; b++ {
 		y, k := yHalf(y0, y1, b)
-		c := dotI8(x.qs[32*b:32*b+32], y.Qs[32*k:32*k+32])
+		c := hd[2*b] + hd[2*b+1]
 		d, s := y.DS4(k)
 		sum = sim.FMA(sim.Mul(x.dm[b][0], sim.H2F(d)), sim.I2F(c), sum)
 		sum = sim.FMA(x.dm[b][1], sim.H2F(s), sum)
@@ -77,11 +77,11 @@ func u32(p []byte) uint32 {
 //
 // (the inner contraction as NVVM's DAG combiner fuses the left product of an fadd of two
 // fmuls) with dB = y.d4 of the block.
-func dotQ8_0_16Q8_1(x *xTile, y0, y1 *q8.BlockMMQ, sum float32) float32 {
+func dotQ8_0_16Q8_1(x *xTile, hd *halfDots, y0, y1 *q8.BlockMMQ, sum float32) float32 {
 	for b := 0; b < 8; b++ {
 		y, k := yHalf(y0, y1, b)
-		c0 := dotI8(x.qs[32*b:32*b+16], y.Qs[32*k:32*k+16])
-		c1 := dotI8(x.qs[32*b+16:32*b+32], y.Qs[32*k+16:32*k+32])
+		c0 := hd[2*b]
+		c1 := hd[2*b+1]
 		in := sim.FMA(sim.I2F(c0), x.df[2*b], sim.Mul(sim.I2F(c1), x.df[2*b+1]))
 		sum = sim.FMA(y.D4(k), in, sum)
 	}

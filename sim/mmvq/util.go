@@ -17,4 +17,3 @@ func le32(b []byte) int32 {
 
 // f16Mul is __hmul (HMUL2 lane): the exact product rounded to binary16, no FTZ.
 func f16Mul(a, b f16.Half) f16.Half { return f16.Mul(a, b) }
-
