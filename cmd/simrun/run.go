@@ -23,7 +23,7 @@ import (
 
 const runHelp = `usage: simrun run --type T --shape K,N,M [--seed S] [--device NAME] [--experts E,U [--routing R]] [--json]
        simrun run --gguf MODEL.gguf (--tensor NAME | --all-tensors) [--batch M] [--acts FILE]
-                  [--seed S] [--device NAME] [--json]
+                  [--used U] [--routing R] [--seed S] [--device NAME] [--json]
 
 run computes one matmul the way ggml's CUDA backend (commit d99724f2b141) would on the
 device, through ggsim's front door (ggsim.MulMat, ggsim.MulMatID), and judges the result
@@ -49,12 +49,16 @@ flags:
   --experts E,U    MUL_MAT_ID: E experts of N rows each, U used per token (activations
                    broadcast to every slot)
   --routing R      how tokens pick experts: uniform, hot, sparse, all-to-one  [uniform]
-  --gguf FILE      read the weights from this GGUF model file (v2 or v3)
-  --tensor NAME    the 2-D weight tensor of --gguf to run (K = ne0, N = ne1)
-  --all-tensors    run every 2-D quantized weight tensor of --gguf, one line each, then a
-                   summary (progress on stderr when it is a terminal)
-  --batch M        activation columns (tokens) with --gguf  [1]
   --acts FILE      activations: raw little-endian float32, K*M values, column after column
+                   (a token after token)  [generated]
+  --gguf FILE      read the weights from this GGUF model file (v2 or v3)
+  --tensor NAME    the weight tensor of --gguf to run: a 2-D matrix (K = ne0, N = ne1) as a
+                   MUL_MAT, a 3-D expert tensor (E = ne2) as a MUL_MAT_ID
+  --all-tensors    run every 2-D and 3-D quantized weight tensor of --gguf, one line each,
+                   then a summary (progress on stderr when it is a terminal)
+  --batch M        activation columns (tokens) with --gguf  [1]
+  --used U         experts used per token for a 3-D expert tensor  [the model's
+                   <arch>.expert_used_count]
   --json           one JSON object (schema: docs/run-json.md)
 
 example:
@@ -62,6 +66,7 @@ example:
   simrun run --type q6_K --shape 4096,14336,1 --device "RTX 4090"
   simrun run --type q4_K --shape 2048,768,64 --experts 8,2 --routing hot
   simrun run --gguf model.gguf --tensor blk.0.attn_q.weight --batch 8
+  simrun run --gguf model.gguf --tensor blk.0.ffn_up_exps.weight --batch 32 --routing hot
   simrun run --gguf model.gguf --all-tensors --batch 1
 
 Exit status: 0 when every output is within its bound, 1 when one is not or the case is not
@@ -113,6 +118,7 @@ func parseRun(args []string) (*runArgs, error) {
 	tensor := fl.String("tensor", "", "")
 	all := fl.Bool("all-tensors", false, "")
 	batch := fl.Int("batch", 1, "")
+	used := fl.Int("used", 0, "")
 	acts := fl.String("acts", "", "")
 	asJSON := fl.Bool("json", false, "")
 	if err := fl.Parse(args); err != nil {
@@ -133,11 +139,18 @@ func parseRun(args []string) (*runArgs, error) {
 		return nil, usageErr{"--device: " + err.Error()}
 	}
 	if a.ggufPath != "" {
-		for _, f := range []string{"type", "shape", "experts", "routing"} {
+		for _, f := range []string{"type", "shape", "experts"} {
 			if set[f] {
 				return nil, usagef("--%s is for generated weights; with --gguf the file gives the type and shape (--batch sets M)", f)
 			}
 		}
+		if _, err := routeIDs(a.routing, 0, 1, 1, 1); err != nil {
+			return nil, usageErr{"--routing: " + err.Error()}
+		}
+		if set["used"] && (*used < 1 || *used > 1024) {
+			return nil, usagef("--used %d: want 1..1024", *used)
+		}
+		a.used = *used
 		if (a.tensor != "") == a.allTensors {
 			return nil, usagef("--gguf needs exactly one of --tensor NAME and --all-tensors")
 		}
@@ -150,7 +163,7 @@ func parseRun(args []string) (*runArgs, error) {
 		a.m = *batch
 		return a, nil
 	}
-	for _, f := range []string{"tensor", "all-tensors", "batch"} {
+	for _, f := range []string{"tensor", "all-tensors", "batch", "used"} {
 		if set[f] {
 			return nil, usagef("--%s needs --gguf FILE", f)
 		}
@@ -263,12 +276,19 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if a.ggufPath != "" {
 		return runGGUF(a, stdout, stderr)
 	}
+	var acts []float32
+	if a.actsPath != "" {
+		if acts, err = readActs(a.actsPath, a.k, a.m); err != nil {
+			fmt.Fprintf(stderr, "simrun run: %v\n", err)
+			return 3
+		}
+	}
 	w, err := oracletest.RealisticWeights(a.typ, a.k, a.n*max(a.experts, 1), a.seed)
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun run: %v\n", err)
 		return 1
 	}
-	res, _ := runOne(a, "", a.typ, w, a.k, a.n, nil)
+	res, _ := runOne(a, "", a.typ, w, a.k, a.n, acts)
 	return report(a, []*runResult{res}, stdout, stderr)
 }
 
@@ -419,12 +439,12 @@ func runGGUF(a *runArgs, stdout, stderr io.Writer) int {
 	}
 	var todo []gguf.TensorInfo
 	for _, ti := range f.Tensors {
-		if len(ti.Dims) == 2 && ti.Type.BlockSize() > 1 {
+		if (len(ti.Dims) == 2 || len(ti.Dims) == 3) && ti.Type.BlockSize() > 1 {
 			todo = append(todo, ti)
 		}
 	}
 	if len(todo) == 0 {
-		fmt.Fprintf(stderr, "simrun run: %s has no 2-D quantized weight tensor\n", a.ggufPath)
+		fmt.Fprintf(stderr, "simrun run: %s has no 2-D or 3-D quantized weight tensor\n", a.ggufPath)
 		return 1
 	}
 	progress := isTerminal(stderr)
@@ -435,15 +455,23 @@ func runGGUF(a *runArgs, stdout, stderr io.Writer) int {
 		}
 		res, err := runTensor(a, f, ti)
 		if err != nil {
-			if progress {
-				fmt.Fprint(stderr, "\r\033[K")
-			}
-			fmt.Fprintf(stderr, "simrun run: %v\n", err)
 			var ie inputErr
 			if errors.As(err, &ie) {
+				if progress {
+					fmt.Fprint(stderr, "\r\033[K")
+				}
+				fmt.Fprintf(stderr, "simrun run: %v\n", err)
 				return 3
 			}
-			return 1
+			// Not runnable (too large, no expert count): a result line, and the rest go on.
+			res = &runResult{Device: a.dev.Name, Op: "MUL_MAT", Tensor: ti.Name, Type: ti.Type.String(), K: int(ti.Dims[0]), N: int(ti.Dims[1]),
+				M: a.m, Seed: a.seed, Status: statusError, Error: err.Error()}
+			if len(ti.Dims) == 3 {
+				res.Op, res.Experts = "MUL_MAT_ID", int(ti.Dims[2])
+			}
+			if errors.Is(err, errors.ErrUnsupported) {
+				res.Status = statusUnsupported
+			}
 		}
 		results = append(results, res)
 		if !a.json {
@@ -459,14 +487,32 @@ func runGGUF(a *runArgs, stdout, stderr io.Writer) int {
 	return report(a, results, stdout, stderr)
 }
 
-// runTensor runs one tensor of f. A tensor that is not a 2-D matrix is an error wrapping
-// ErrUnsupported; unreadable data or activations an inputErr. A type the simulator does
-// not run is a result with status UNSUPPORTED (see runOne), not an error.
+// runTensor runs one tensor of f: a 2-D matrix as a MUL_MAT, a 3-D expert tensor as a
+// MUL_MAT_ID. Another tensor is an error wrapping ErrUnsupported; unreadable data or
+// activations an inputErr. A type the simulator does not run is a result with status
+// UNSUPPORTED (see runOne), not an error.
 func runTensor(a *runArgs, f *gguf.File, ti gguf.TensorInfo) (*runResult, error) {
-	if len(ti.Dims) != 2 {
-		return nil, fmt.Errorf("tensor %q has %d dimensions %v: run takes a 2-D weight matrix (K = ne0, N = ne1): %w", ti.Name, len(ti.Dims), ti.Dims, errors.ErrUnsupported)
+	if len(ti.Dims) != 2 && len(ti.Dims) != 3 {
+		return nil, fmt.Errorf("tensor %q has %d dimensions %v: run takes a 2-D weight matrix (K = ne0, N = ne1) or a 3-D expert tensor (E = ne2): %w", ti.Name, len(ti.Dims), ti.Dims, errors.ErrUnsupported)
 	}
 	K, N := ti.Dims[0], ti.Dims[1]
+	a2 := *a
+	a2.experts = 0
+	if len(ti.Dims) == 3 {
+		E := ti.Dims[2]
+		U := int64(a.used)
+		if U == 0 {
+			var err error
+			if U, err = expertUsedCount(f); err != nil {
+				return nil, fmt.Errorf("tensor %q holds %d experts: %v; give --used U", ti.Name, E, err)
+			}
+		}
+		if E < 1 || E > 1024 || U < 1 || U > E {
+			return nil, fmt.Errorf("tensor %q: %d experts, %d used per token: want 1 <= used <= experts <= 1024", ti.Name, E, U)
+		}
+		a2.experts, a2.used = int(E), int(U)
+	}
+	a = &a2
 	if K > math.MaxInt32 || N > math.MaxInt32 || K*int64(a.m) > 1<<31 {
 		return nil, fmt.Errorf("tensor %q: %dx%d with batch %d is too large", ti.Name, K, N, a.m)
 	}
@@ -483,6 +529,29 @@ func runTensor(a *runArgs, f *gguf.File, ti gguf.TensorInfo) (*runResult, error)
 	}
 	res, _ := runOne(a, ti.Name, ti.Type, data, int(K), int(N), acts)
 	return res, nil
+}
+
+// expertUsedCount returns the model's <general.architecture>.expert_used_count.
+func expertUsedCount(f *gguf.File) (int64, error) {
+	arch, err := gguf.Get[string](f, "general.architecture")
+	if err != nil {
+		return 0, fmt.Errorf("general.architecture: %w", err)
+	}
+	key := arch + ".expert_used_count"
+	v, ok := f.Lookup(key)
+	if !ok {
+		return 0, fmt.Errorf("the file has no %s", key)
+	}
+	for _, u := range []func(gguf.Value) (int64, bool){
+		func(v gguf.Value) (int64, bool) { x, ok := gguf.As[uint32](v); return int64(x), ok },
+		func(v gguf.Value) (int64, bool) { x, ok := gguf.As[int32](v); return int64(x), ok },
+		func(v gguf.Value) (int64, bool) { x, ok := gguf.As[uint64](v); return int64(x), ok },
+	} {
+		if x, ok := u(v); ok {
+			return x, nil
+		}
+	}
+	return 0, fmt.Errorf("%s is not an integer", key)
 }
 
 // readActs reads K*M little-endian float32 values.
@@ -518,15 +587,18 @@ func resultLine(r *runResult) string {
 	}
 	fmt.Fprintf(&b, "%s %s K=%d N=%d M=%d", r.Op, r.Type, r.K, r.N, r.M)
 	if r.Experts > 0 {
-		fmt.Fprintf(&b, " E=%d U=%d %s", r.Experts, r.Used, r.Routing)
+		fmt.Fprintf(&b, " E=%d", r.Experts)
+	}
+	if r.Used > 0 {
+		fmt.Fprintf(&b, " U=%d %s", r.Used, r.Routing)
 	}
 	if r.Kernel != "" {
 		fmt.Fprintf(&b, " [%s]", r.Kernel)
 	}
 	fmt.Fprintf(&b, ": %s", r.Status)
 	if v := r.Verdict; v != nil {
-		fmt.Fprintf(&b, " (%d/%d outside; nmse %s, rel rms %s, max ulp %d, worst |err|/bound %s)",
-			v.Outside, v.N, num(v.NMSE), num(v.RelRMS), v.MaxULP, num(v.WorstRatio))
+		fmt.Fprintf(&b, " (%d/%d outside; nmse %s, rel rms %s, ulp max %d median %d, worst |err|/bound %s)",
+			v.Outside, v.N, num(v.NMSE), num(v.RelRMS), v.MaxULP, v.MedianULP, num(v.WorstRatio))
 	}
 	if r.Error != "" {
 		fmt.Fprintf(&b, ": %s", r.Error)
@@ -587,6 +659,9 @@ func report(a *runArgs, results []*runResult, stdout, stderr io.Writer) int {
 		if err := enc.Encode(v); err != nil {
 			fmt.Fprintf(stderr, "simrun run: %v\n", err)
 			return 1
+		}
+		if !a.allTensors && results[0].Error != "" {
+			fmt.Fprintf(stderr, "simrun run: %s\n", results[0].Error)
 		}
 		return code
 	}

@@ -91,6 +91,9 @@ func TestRunUsage(t *testing.T) {
 		{"--gguf", "m.gguf", "--tensor", "x", "--all-tensors"},
 		{"--gguf", "m.gguf", "--tensor", "x", "--type", "q4_0"},
 		{"--gguf", "m.gguf", "--all-tensors", "--acts", "a.bin"},
+		{"--gguf", "m.gguf", "--all-tensors", "--routing", "nosuch"},
+		{"--gguf", "m.gguf", "--all-tensors", "--used", "0"},
+		{"--used", "2"},
 		{"--nosuchflag"},
 		{"extra"},
 	} {
@@ -102,12 +105,18 @@ func TestRunUsage(t *testing.T) {
 }
 
 // writeModel writes a tiny GGUF model: a q4_K and a q8_0 weight, a tq1_0 weight (a type
-// ggml's CUDA backend does not take for MUL_MAT) and a 1-D f32 norm.
-func writeModel(t *testing.T) string {
+// ggml's CUDA backend does not take for MUL_MAT), a q4_0 expert tensor of 4 experts (2
+// used per token, if usedCount) and a 1-D f32 norm.
+func writeModel(t *testing.T, usedCount bool) string {
 	t.Helper()
 	w := gguf.NewWriter()
 	if err := w.Add("general.architecture", gguf.ScalarOf("llama")); err != nil {
 		t.Fatal(err)
+	}
+	if usedCount {
+		if err := w.Add("llama.expert_used_count", gguf.ScalarOf(uint32(2))); err != nil {
+			t.Fatal(err)
+		}
 	}
 	add := func(name string, typ quant.Type, dims []int64, data []byte) {
 		if err := w.AddTensor(name, typ, dims, data); err != nil {
@@ -129,6 +138,11 @@ func writeModel(t *testing.T) string {
 		}
 		add(tt.name, tt.typ, []int64{int64(tt.K), int64(tt.N)}, data)
 	}
+	exps, err := oracletest.RealisticWeights(quant.Q4_0, 256, 16*4, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	add("blk.0.ffn_gate_exps.weight", quant.Q4_0, []int64{256, 16, 4}, exps)
 	add("blk.0.attn_norm.weight", quant.F32, []int64{512}, make([]byte, 4*512))
 	path := filepath.Join(t.TempDir(), "model.gguf")
 	if err := w.WriteFile(path); err != nil {
@@ -138,7 +152,7 @@ func writeModel(t *testing.T) string {
 }
 
 func TestRunGGUF(t *testing.T) {
-	path := writeModel(t)
+	path := writeModel(t, true)
 	code, out, errs := runCmd(t, "run", "--gguf", path, "--tensor", "blk.0.attn_q.weight", "--batch", "3")
 	if code != 0 || !strings.Contains(out, "op:      MUL_MAT q4_K, K=512, N=32, M=3") || !strings.Contains(out, "verdict: within-bound") {
 		t.Errorf("q4_K tensor: exit %d:\n%s%s", code, out, errs)
@@ -187,14 +201,16 @@ func mustDevice(t *testing.T, name string) sim.Device {
 }
 
 func TestRunAllTensors(t *testing.T) {
-	path := writeModel(t)
+	path := writeModel(t, true)
 	code, out, errs := runCmd(t, "run", "--gguf", path, "--all-tensors", "--batch", "2")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if code != 1 || len(lines) != 4 {
-		t.Fatalf("exit %d, want 1 (one unsupported tensor), 3 lines and a summary:\n%s", code, out)
+	if code != 1 || len(lines) != 5 {
+		t.Fatalf("exit %d, want 1 (one unsupported tensor), 4 lines and a summary:\n%s", code, out)
 	}
 	if !strings.HasPrefix(lines[0], "blk.0.attn_q.weight: MUL_MAT q4_K") || !strings.Contains(lines[1], "within-bound") ||
-		!strings.Contains(lines[2], "UNSUPPORTED") || lines[3] != "run: 2/3 tensors within their bound (0 outside, 1 unsupported, 0 errors)" {
+		!strings.Contains(lines[2], "UNSUPPORTED") ||
+		!strings.HasPrefix(lines[3], "blk.0.ffn_gate_exps.weight: MUL_MAT_ID q4_0 K=256 N=16 M=2 E=4 U=2 uniform") || !strings.Contains(lines[3], "within-bound") ||
+		lines[4] != "run: 3/4 tensors within their bound (0 outside, 1 unsupported, 0 errors)" {
 		t.Errorf("output:\n%s", out)
 	}
 	if errs != "" {
@@ -206,13 +222,13 @@ func TestRunAllTensors(t *testing.T) {
 		Results []*runResult `json:"results"`
 		Summary runSummary   `json:"summary"`
 	}
-	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 || len(rep.Results) != 3 || rep.Summary.Within != 2 || rep.Summary.Unsupported != 1 || rep.Summary.OK {
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 || len(rep.Results) != 4 || rep.Summary.Within != 3 || rep.Summary.Unsupported != 1 || rep.Summary.OK {
 		t.Errorf("JSON: exit %d, %v:\n%s", code, err, out)
 	}
 }
 
 func TestRunActs(t *testing.T) {
-	path := writeModel(t)
+	path := writeModel(t, true)
 	acts := make([]byte, 4*512*2)
 	for i := 0; i < 512*2; i++ {
 		binary.LittleEndian.PutUint32(acts[4*i:], math.Float32bits(float32(i%7)-3))
@@ -228,6 +244,43 @@ func TestRunActs(t *testing.T) {
 	// Wrong size: K*M float32 are needed.
 	code, _, errs = runCmd(t, "run", "--gguf", path, "--tensor", "blk.0.attn_q.weight", "--batch", "3", "--acts", ap)
 	if code != 3 || !strings.Contains(errs, "want 6144") {
+		t.Errorf("short acts: exit %d, want 3: %s", code, errs)
+	}
+}
+
+// A 3-D expert tensor runs as a MUL_MAT_ID with the model's expert_used_count, or
+// --used; without either it is an error.
+func TestRunGGUFExperts(t *testing.T) {
+	path := writeModel(t, true)
+	code, out, errs := runCmd(t, "run", "--gguf", path, "--tensor", "blk.0.ffn_gate_exps.weight", "--batch", "40", "--routing", "hot")
+	if code != 0 || !strings.Contains(out, "MUL_MAT_ID q4_0, K=256, N=16, M=40, 4 experts, 2 used per token, routing hot") ||
+		!strings.Contains(out, "kernel:  mmq") || !strings.Contains(out, "verdict: within-bound") {
+		t.Errorf("exit %d:\n%s%s", code, out, errs)
+	}
+	noCount := writeModel(t, false)
+	code, out, errs = runCmd(t, "run", "--gguf", noCount, "--tensor", "blk.0.ffn_gate_exps.weight", "--used", "3")
+	if code != 0 || !strings.Contains(out, "3 used per token") {
+		t.Errorf("--used 3: exit %d:\n%s%s", code, out, errs)
+	}
+	code, _, errs = runCmd(t, "run", "--gguf", noCount, "--tensor", "blk.0.ffn_gate_exps.weight")
+	if code != 1 || !strings.Contains(errs, "llama.expert_used_count") || !strings.Contains(errs, "--used") {
+		t.Errorf("no expert count: exit %d, want 1: %s", code, errs)
+	}
+}
+
+// --acts also feeds generated weights.
+func TestRunGeneratedActs(t *testing.T) {
+	ap := filepath.Join(t.TempDir(), "acts.bin")
+	if err := os.WriteFile(ap, make([]byte, 4*256*2), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd(t, "run", "--type", "q4_0", "--shape", "256,8,2", "--acts", ap, "--json")
+	var r runResult
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 0 || r.Acts != ap || r.Verdict == nil || r.Verdict.MaxULP != 0 {
+		t.Errorf("zero activations: exit %d, %v:\n%s%s", code, err, out, errs)
+	}
+	code, _, errs = runCmd(t, "run", "--type", "q4_0", "--shape", "256,8,3", "--acts", ap)
+	if code != 3 || !strings.Contains(errs, "want 3072") {
 		t.Errorf("short acts: exit %d, want 3: %s", code, errs)
 	}
 }
