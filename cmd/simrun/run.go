@@ -200,8 +200,8 @@ func parseRun(args []string) (*runArgs, error) {
 	} else if set["routing"] {
 		return nil, usagef("--routing needs --experts E,U")
 	}
-	if int64(a.k)*int64(a.n)*int64(max(a.experts, 1)) > 1<<31 {
-		return nil, usagef("--shape %q: K*N*E above 2^31 weights is too large to generate", *shape)
+	if int64(a.k)*int64(a.n)*int64(max(a.experts, 1)) > 1<<28 {
+		return nil, usagef("--shape %q: K*N*E above 2^28 weights is too large to generate", *shape)
 	}
 	return a, nil
 }

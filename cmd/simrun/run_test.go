@@ -81,6 +81,7 @@ func TestRunUsage(t *testing.T) {
 		{"--shape", "4096,4096"},
 		{"--shape", "100,4,1"},
 		{"--shape", "256,0,1"},
+		{"--shape", "1048576,1048576,1"},
 		{"--device", "nosuchgpu"},
 		{"--experts", "2,3"},
 		{"--routing", "hot"},
