@@ -51,6 +51,8 @@ func usage(w io.Writer) {
   simrun sweep verify [--json] [--no-int8-mma] FILE... verify sweep records (made on a GPU by gpu/ggml TestSweepCUDA)
   simrun sweep run --kind mmq|mmqid --seed S --range FROM-TO [--shard i/n] [--no-int8-mma] [--out FILE]
                                                        write the simulator's own sweep record
+  simrun run --type T --shape K,N,M [--seed S] | --gguf FILE --tensor NAME
+                                                       a model-like matmul judged against fp64 (-h: flags)
   simrun devices                                       list the device catalog
   simrun version [--json] [--files]                    the modelled ggml commit, kernel fingerprint, toolkit, Go`)
 }
@@ -69,6 +71,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdCapture(args[1:], stdout, stderr)
 	case "sweep":
 		return cmdSweep(args[1:], stdout, stderr)
+	case "run":
+		return cmdRun(args[1:], stdout, stderr)
 	case "devices":
 		return cmdDevices(stdout)
 	case "version":

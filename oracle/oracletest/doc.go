@@ -100,4 +100,17 @@
 // unless Options.SkipUnsupported, and is then counted as unsupported, never as passed;
 // the Report counts the cases that passed per type, per batch size and op, per MMQ
 // shape class and per property, and gives rapid's seed.
+//
+// # Model-like data
+//
+// RealisticWeights (RealisticFloats) and RealisticActivations make operands with the
+// statistics of a trained transformer's matmuls instead of the conformance cases'
+// uniform and adversarial data, for judging the kernels on what a model feeds them
+// (simrun run): heavy-tailed weights (Student-t, 5 degrees of freedom) with a per-row
+// scale spread and outlier input channels, quantized by ggml's reference quantizer
+// (random valid blocks with moderate scales for the types without one), and activations
+// shaped like an RMS norm's output with per-channel gains and a few outlier dimensions of
+// 20..100 shared by every token. The constants and their sources are on the generators
+// (realistic.go). They are a model of the shape of real data, not data of a particular
+// model: a user with a model file runs its weights (simrun run --gguf).
 package oracletest
