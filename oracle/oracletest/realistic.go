@@ -55,7 +55,7 @@ func studentT(r *rand.Rand, dof int) float64 {
 	var chi2 float64
 	for range dof {
 		g := r.NormFloat64()
-		chi2 += g * g
+		chi2 += float64(g * g)
 	}
 	t := r.NormFloat64() / math.Sqrt(chi2/float64(dof))
 	return t * math.Sqrt(float64(dof-2)/float64(dof))
@@ -77,7 +77,7 @@ func RealisticFloats(K, rows int, seed uint64) []float32 {
 		gain[k] = 1
 	}
 	for _, k := range outlierSet(r, K, realisticOutlierW) {
-		gain[k] = 4 + 8*r.Float64()
+		gain[k] = 4 + float64(8*r.Float64())
 	}
 	w := make([]float32, K*rows)
 	for i := 0; i < rows; i++ {
@@ -136,10 +136,10 @@ func RealisticActivations(K, M int, seed uint64) []float32 {
 	r := rand.New(rand.NewPCG(seed, 0x6163_7473)) // "acts"
 	gain := make([]float64, K)
 	for k := range gain {
-		gain[k] = math.Abs(1 + realisticGainSpread*r.NormFloat64())
+		gain[k] = math.Abs(1 + float64(realisticGainSpread*r.NormFloat64()))
 	}
 	for _, k := range outlierSet(r, K, realisticOutlierA) {
-		g := realisticOutlierAMin + (realisticOutlierAMax-realisticOutlierAMin)*r.Float64()
+		g := realisticOutlierAMin + float64((realisticOutlierAMax-realisticOutlierAMin)*r.Float64())
 		if r.IntN(2) == 0 {
 			g = -g
 		}
@@ -151,7 +151,7 @@ func RealisticActivations(K, M int, seed uint64) []float32 {
 		var ss float64
 		for k := range z {
 			z[k] = r.NormFloat64()
-			ss += z[k] * z[k]
+			ss += float64(z[k] * z[k])
 		}
 		rms := math.Sqrt(ss / float64(K))
 		for k := range z {
