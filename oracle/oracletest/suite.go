@@ -116,7 +116,7 @@ type Options struct {
 	MaxK int
 	// NoMMQ draws no MMQ shapes (MUL_MAT with more than 8 columns and MUL_MAT_ID with more
 	// than 8 tokens, which ggml sends to mul_mat_q): for an implementation of MMVQ alone.
-	// By default about one case in five is each, for every type ggml dispatches to MMQ on
+	// By default about one case in five or six is each, for every type ggml dispatches to MMQ on
 	// the device.
 	NoMMQ bool
 
@@ -220,7 +220,8 @@ func (r *Report) RoutingCounts() string {
 
 // Run checks impl against the properties every implementation of ggml's MMVQ
 // (mul_mat_vec_q, MUL_MAT with 1..8 columns and MUL_MAT_ID with 1..8 tokens) and MMQ
-// (mul_mat_q, MUL_MAT with more than 8 columns) must have, on random cases drawn by rapid
+// (mul_mat_q, MUL_MAT with more than 8 columns and MUL_MAT_ID with more than 8 tokens)
+// must have, on random cases drawn by rapid
 // for the simulated device dev (which also decides what ggml dispatches to MMVQ and MMQ). It logs a Report and returns it. A failure reports rapid's seed
 // and the shrunk case; -rapid.seed=N replays a run.
 func Run(t *testing.T, impl oracle.Impl, dev sim.Device, opt Options) *Report {
