@@ -39,8 +39,8 @@
 //     4..256 experts; U = 1..min(8, E) slots (top-k); B1 = 1 or U; K one MMQ
 //     iteration (256 values) in four cases of ten, up to 2048 in five, up to MaxK in one;
 //     N = 1..300; K, then N, cut so that K·N·T·U stays within about a million
-//     multiply-adds (16 million when GGSIM_CONFORMANCE_CHECKS is set: a long run gets
-//     the larger shapes). The expert ids follow one of five routings: uniform (U
+//     multiply-adds and the E·N·K weights within two million values (16 and 32 million
+//     when GGSIM_CONFORMANCE_CHECKS is set: a long run gets the larger shapes). The expert ids follow one of five routings: uniform (U
 //     distinct experts per token), one hot expert (named by every token, in a random
 //     slot), sparse (only U..U+3 experts ever named: the others have no columns and
 //     their tiles are skipped), same experts (every token the same U, in its own order)

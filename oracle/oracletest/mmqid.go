@@ -157,7 +157,8 @@ func distinctPerToken(ids []int32, T, U int) int {
 // T = 9..32 in about 7 cases of 10, 33..256 in 2, 257..maxT in 1; E = 4..256; U =
 // 1..min(8, E); B1 = 1 or U; K one MMQ iteration (256 values: no tile is split by
 // stream-K and no row is read past its end) in 4 cases of 10, up to 2048 in 5, up to
-// MaxK in 1; N = 1..300. K, then N, are cut so that K·N·T·U stays within the budget.
+// MaxK in 1; N = 1..300. K, then N, are cut so that K·N·T·U stays within the budget,
+// then N so that the E·N·K weights stay within twice it.
 func (s *suite) drawMMQIDShape(rt *rapid.T, t quant.Type) (K, N, E, T, U, B1 int) {
 	qk := t.BlockSize()
 	maxT := s.mmqID[t]
@@ -193,6 +194,11 @@ func (s *suite) drawMMQIDShape(rt *rapid.T, t quant.Type) (K, N, E, T, U, B1 int
 		K = max(qk, K/2/qk*qk)
 	}
 	for N > 1 && K*N*T*U > budget {
+		N = N * 3 / 4
+	}
+	// The weights of all E experts are made (and quantized) whatever the routing uses:
+	// N is cut so that they stay within the budget too.
+	for N > 1 && E*N*K > 2*budget {
 		N = N * 3 / 4
 	}
 	return K, N, E, T, U, B1
