@@ -47,8 +47,8 @@ func TestConformanceCUDA(t *testing.T) {
 	for _, line := range strings.Split(rep.String(), "\n") {
 		report(t, "%s", strings.TrimSpace(line))
 	}
-	report(t, "conformance: %d cases (MUL_MAT on MMVQ %d, MUL_MAT_ID %d, MUL_MAT on MMQ %d), %d bit-exact with ggsim, %d outputs compared, rapid seed %d",
-		rep.Cases, rep.MulMat, rep.MulMatID, rep.MMQ, rep.BitExact, rep.Outputs, rep.Seed)
+	report(t, "conformance: %d cases (MUL_MAT on MMVQ %d, MUL_MAT_ID on MMVQ %d, MUL_MAT on MMQ %d, MUL_MAT_ID on MMQ %d: routing %s), %d bit-exact with ggsim, %d outputs compared, rapid seed %d",
+		rep.Cases, rep.MulMat, rep.MulMatID, rep.MMQ, rep.MMQID, rep.RoutingCounts(), rep.BitExact, rep.Outputs, rep.Seed)
 	if rep.Cases != rep.Requested || rep.BitExact != rep.Cases {
 		t.Errorf("%d cases requested, %d ran to the end, %d bit-exact", rep.Requested, rep.Cases, rep.BitExact)
 	}

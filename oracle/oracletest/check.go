@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"runtime/debug"
 	"slices"
 
@@ -31,10 +32,14 @@ type suite struct {
 	mm    map[quant.Type][]int // MUL_MAT column counts dispatched to MMVQ
 	id    map[quant.Type][]int // MUL_MAT_ID token counts dispatched to MMVQ
 	mmq   map[quant.Type]int   // largest M of MUL_MAT dispatched to MMQ for every M in 9..M (absent: none, or Options.NoMMQ)
+	mmqID map[quant.Type]int   // largest T of MUL_MAT_ID dispatched to MMQ for every T in 9..T (absent: none, or Options.NoMMQ)
+	// large: ChecksEnv is set (a long run): larger MMQ MUL_MAT_ID shapes.
+	large bool
 	// generic: the device uses MMVQ's GENERIC parameter table (Columns for MUL_MAT).
 	generic bool
 	rep     *Report
-	failed  bool // a case failed: rapid is shrinking, stop counting
+	failed  bool  // a case failed: rapid is shrinking, stop counting
+	ops     []int // Options.ops
 }
 
 func newSuite(impl oracle.Impl, dev sim.Device, opt Options) (*suite, error) {
@@ -43,7 +48,8 @@ func newSuite(impl oracle.Impl, dev sim.Device, opt Options) (*suite, error) {
 	}
 	s := &suite{
 		impl: impl, ref: opt.Reference, dev: dev, props: opt.Properties, skip: opt.SkipUnsupported,
-		maxK: opt.MaxK, mm: map[quant.Type][]int{}, id: map[quant.Type][]int{}, mmq: map[quant.Type]int{},
+		maxK: opt.MaxK, ops: opt.ops, mm: map[quant.Type][]int{}, id: map[quant.Type][]int{}, mmq: map[quant.Type]int{},
+		mmqID: map[quant.Type]int{}, large: os.Getenv(ChecksEnv) != "",
 		generic: tiling.MMVQTableOf(&dev) == tiling.TableGeneric,
 	}
 	if s.props == 0 {
@@ -64,17 +70,20 @@ func newSuite(impl oracle.Impl, dev sim.Device, opt Options) (*suite, error) {
 			return nil, fmt.Errorf("type %v: no scale layout", t)
 		}
 		mm, id := mmvqBatches(dev, t, false), mmvqBatches(dev, t, true)
-		mq := 0
+		mq, mqID := 0, 0
 		if !opt.NoMMQ {
-			mq = mmqMaxM(dev, t)
+			mq, mqID = mmqMaxM(dev, t), mmqIDMaxT(dev, t)
 		}
-		if len(mm) == 0 && len(id) == 0 && mq == 0 {
+		if len(mm) == 0 && len(id) == 0 && mq == 0 && mqID == 0 {
 			continue // ggml never uses MMVQ or MMQ for t on dev
 		}
 		s.types = append(s.types, t)
 		s.mm[t], s.id[t] = mm, id
 		if mq > 0 {
 			s.mmq[t] = mq
+		}
+		if mqID > 0 {
+			s.mmqID[t] = mqID
 		}
 	}
 	if len(s.types) == 0 {
@@ -83,6 +92,7 @@ func newSuite(impl oracle.Impl, dev sim.Device, opt Options) (*suite, error) {
 	s.rep = &Report{
 		Impl: impl.Name(), Device: fmt.Sprintf("%s (cc %d, %d SMs, MMVQ table %v)", dev.Name, dev.CC, dev.SMCount, tiling.MMVQTableOf(&dev)),
 		ByType: map[quant.Type]int{}, Checked: map[Property]int{}, ByMMQClass: map[string]int{}, ByMMQLaunch: map[string]int{},
+		ByRouting: map[string]int{},
 	}
 	if s.ref != nil {
 		s.rep.Reference = s.ref.Name()
@@ -129,23 +139,30 @@ func (s *suite) check(rt *rapid.T) {
 	var ok, adv bool
 	var m int
 	var class mmqClass
-	// The op: 0, 1 MUL_MAT on MMVQ, 2 MUL_MAT_ID, 3 MUL_MAT on MMQ; one the type does not
-	// have on the device becomes the first it has of MUL_MAT, MUL_MAT_ID, MMQ.
-	op := rapid.IntRange(0, 3).Draw(rt, "op (0,1: MUL_MAT on MMVQ, 2: MUL_MAT_ID, 3: MUL_MAT on MMQ)")
+	var routing routingKind
+	// The op: 0, 1 MUL_MAT on MMVQ, 2 MUL_MAT_ID on MMVQ, 3 MUL_MAT on MMQ, 4 MUL_MAT_ID
+	// on MMQ; one the type does not have on the device becomes the first it has of
+	// MUL_MAT, MUL_MAT_ID, MMQ, MMQ MUL_MAT_ID.
+	op := rapid.IntRange(0, 4).Draw(rt, "op (0,1: MUL_MAT on MMVQ, 2: MUL_MAT_ID, 3: MUL_MAT on MMQ, 4: MUL_MAT_ID on MMQ)")
 	if op < 2 {
 		op = 0
 	}
-	has := [4]bool{len(s.mm[t]) > 0, false, len(s.id[t]) > 0, s.mmq[t] > 0}
+	if s.ops != nil {
+		op = s.ops[op%len(s.ops)]
+	}
+	has := [5]bool{len(s.mm[t]) > 0, false, len(s.id[t]) > 0, s.mmq[t] > 0, s.mmqID[t] > 0}
 	if !has[op] {
-		for _, o := range []int{0, 2, 3} {
+		for _, o := range []int{0, 2, 3, 4} {
 			if has[o] {
 				op = o
 				break
 			}
 		}
 	}
-	isID, isMMQ := op == 2, op == 3
+	isID, isMMQ, isMMQID := op == 2, op == 3, op == 4
 	switch {
+	case isMMQID:
+		routing, adv, ok = c.mmqIDCase()
 	case isID:
 		m, adv, ok = c.mulMatIDCase()
 	case isMMQ:
@@ -166,6 +183,9 @@ func (s *suite) check(rt *rapid.T) {
 	r.Cases++
 	r.ByType[t]++
 	switch {
+	case isMMQID:
+		r.MMQID++
+		r.ByRouting[routing.String()]++
 	case isID:
 		r.MulMatID++
 		r.ByTokens[m]++

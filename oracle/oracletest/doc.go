@@ -1,6 +1,7 @@
 // Package oracletest is the conformance suite for implementations of ggml's MMVQ
 // (mul_mat_vec_q: MUL_MAT of a quantized matrix by 1..8 float32 columns, and MUL_MAT_ID
-// with 1..8 tokens) and MMQ (mul_mat_q: MUL_MAT by more than 8 columns), in the style of gonum's lapack/testlapack: one exported function,
+// with 1..8 tokens) and MMQ (mul_mat_q: MUL_MAT by more than 8 columns, and MUL_MAT_ID
+// with more than 8 tokens in its ID mode), in the style of gonum's lapack/testlapack: one exported function,
 // Run, that every implementation's tests call with their oracle.Impl: the simulator
 // (oracle/conformance_test.go) and each GPU backend (gpu/ggml, build tag cuda).
 //
@@ -19,7 +20,7 @@
 //     dispatches to MMVQ on the device (package tiling); or MUL_MAT_ID with E = 1..8
 //     experts, U = 1..E slots per token, the token counts in 1..8 dispatched to MMVQ,
 //     B1 = 1 (activations broadcast) or U, N = 1..16 rows (1..4 for K > 4096) and any
-//     expert ids (repeats allowed); or, in about one case of four (Options.NoMMQ: never),
+//     expert ids (repeats allowed); or, in about one case of five (Options.NoMMQ: never),
 //     MUL_MAT by more than 8 columns, which ggml dispatches to MMQ (package tiling; the
 //     column counts up to the largest for which every count from 9 on goes to MMQ on
 //     the device), in six shape classes biased to MMQ's boundaries: N not a multiple of
@@ -32,6 +33,23 @@
 //     and the fixup adds many partial sums; and general shapes up to 400 rows and 320
 //     columns. K·N·M is kept to about a million multiply-adds but in the
 //     one-tile-per-SM class. The Report counts the MMQ cases per class and per launch;
+//     or, in about one case of six (Options.NoMMQ: never), MUL_MAT_ID of more than 8
+//     tokens, which ggml dispatches to mul_mat_q in ID mode (routing: package moe): T =
+//     9..32 tokens in about seven cases of ten, 33..256 in two, 257..1024 in one; E =
+//     4..256 experts; U = 1..min(8, E) slots (top-k); B1 = 1 or U; K one MMQ
+//     iteration (256 values) in four cases of ten, up to 2048 in five, up to MaxK in one;
+//     N = 1..300; K, then N, cut so that K·N·T·U stays within about a million
+//     multiply-adds and the E·N·K weights within two million values (16 and 32 million
+//     when GGSIM_CONFORMANCE_CHECKS is set: a long run gets the larger shapes). The expert ids follow one of five routings: uniform (U
+//     distinct experts per token), one hot expert (named by every token, in a random
+//     slot), sparse (only U..U+3 experts ever named: the others have no columns and
+//     their tiles are skipped), same experts (every token the same U, in its own order)
+//     and top-k (the U best of per-token gate scores with a popularity skew, best
+//     first). A token never names an expert twice: ggml's mm_ids_helper races on that
+//     (moe.Route refuses it with an error wrapping errors.ErrUnsupported; the package's
+//     tests check that the simulator reports it). The ids come from a seed drawn by
+//     rapid (a thousand tokens are too many draws to shrink one by one). The Report
+//     counts these cases per routing;
 //   - the data, plain or adversarial with equal odds. Plain: weights quantized from
 //     uniform floats by ggml's reference quantizer (quant.QuantizeRowRef; random raw
 //     blocks with moderate scales for the IQ types, which have none), activations uniform
@@ -91,15 +109,31 @@
 //	(f) Options.Reference: every output of every call equals the reference's bits. The
 //	    GPU run uses it with the simulator as the reference.
 //
-// MMQ shapes get (a) (up to 6M multiply-adds: the fp64 reference is slow), (b), (e) and
-// (f), never (c) or (d): mul_mat_q has no such column structure (its columns share a
-// tile, and the stream-K split depends on the whole shape).
+//	(g) IDAsMulMat (MUL_MAT_ID on MMQ only): where ggml computes the MUL_MAT_ID launch
+//	    and MUL_MAT on MMQ of one expert's matrix by that expert's activation rows (in
+//	    token order, the last repeated up to 9 columns so that MUL_MAT goes to MMQ) both
+//	    unsplit (sim/mmq plans: every computed tile one CUDA block from k = 0 to the end,
+//	    no stream-K fixup), on the same path (MMA or dp4a) and row tiling, with K a whole
+//	    number of MMQ iterations, each slot of that expert equals, bit for bit, its
+//	    column of the MUL_MAT. Then every output is one K-ordered sum per element whose
+//	    float order does not depend on the tile width J or the column's place in the
+//	    tile, and the activations are quantized per column. It does not hold otherwise:
+//	    stream-K splits and their fixup order depend on the whole shape (with the guard
+//	    removed, split cases differ by a few ulp), and where K is not a whole number of
+//	    iterations the last expert row's iteration reads past the row's end, the next
+//	    expert's first row in ID mode but the buffer's padding in MUL_MAT. Checked on the
+//	    experts with the most columns (at most 6 per case).
+//
+// MMQ shapes get (a) (up to 6M multiply-adds: the fp64 reference is slow), (b), (e),
+// (f) and, for MUL_MAT_ID, (g), never (c) or (d): mul_mat_q has no such column structure
+// (its columns share a tile, and the stream-K split depends on the whole shape).
 //
 // Invariants of Run: every case drawn is one ggml dispatches to MMVQ or (MMQ shapes)
 // MMQ on the device; a case the implementation reports as unsupported (oracle.ErrUnsupported) fails the test
 // unless Options.SkipUnsupported, and is then counted as unsupported, never as passed;
 // the Report counts the cases that passed per type, per batch size and op, per MMQ
-// shape class and per property, and gives rapid's seed.
+// shape class and launch, per MUL_MAT_ID routing on MMQ and per property, and gives
+// rapid's seed.
 //
 // # Model-like data
 //

@@ -50,3 +50,12 @@ func ExampleVerifySweepParallel() {
 	// mmq 3 q5_1 K=2016 N=512 M=12 true
 	// 2/2 match
 }
+
+// The MUL_MAT_ID cases of more than 8 tokens (mul_mat_q in ID mode) that a run passed,
+// per routing kind, as the report and the CUDA backend's summary line print them.
+func ExampleReport_RoutingCounts() {
+	rep := &oracletest.Report{MMQID: 4, ByRouting: map[string]int{"uniform": 3, "top-k": 1}}
+	fmt.Println(rep.RoutingCounts())
+	// Output:
+	// uniform:3 one-hot-expert:0 sparse:0 same-experts:0 top-k:1
+}

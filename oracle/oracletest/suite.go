@@ -45,9 +45,14 @@ const (
 	// block holding ±Inf or a value >= 1e7) or a weight block with a non-finite scale is
 	// NaN or ±Inf.
 	NonFiniteOutputs
+	// IDAsMulMat: MUL_MAT_ID of more than 8 tokens (mul_mat_q in ID mode) equals, slot by
+	// slot, MUL_MAT (on MMQ) of the slot's expert matrix by that expert's activation rows,
+	// where ggml computes both launches unsplit (no stream-K split or fixup) on the same
+	// path with whole MMQ iterations.
+	IDAsMulMat
 
 	// AllProperties is every property; Options.Reference adds the bit comparison.
-	AllProperties = Bound | Determinism | Columns | IDOneToken | NonFiniteInputs | NonFiniteOutputs
+	AllProperties = Bound | Determinism | Columns | IDOneToken | NonFiniteInputs | NonFiniteOutputs | IDAsMulMat
 )
 
 var propertyNames = []struct {
@@ -55,7 +60,7 @@ var propertyNames = []struct {
 	name string
 }{
 	{Bound, "bound"}, {Determinism, "determinism"}, {Columns, "columns"}, {IDOneToken, "id-one-token"},
-	{NonFiniteInputs, "non-finite-inputs"}, {NonFiniteOutputs, "non-finite-outputs"},
+	{NonFiniteInputs, "non-finite-inputs"}, {NonFiniteOutputs, "non-finite-outputs"}, {IDAsMulMat, "id-as-mul-mat"},
 }
 
 func (p Property) String() string {
@@ -109,10 +114,14 @@ type Options struct {
 	// MaxK is the largest row length drawn (0: DefaultMaxK); K > 4096 is drawn in about
 	// one case in ten.
 	MaxK int
-	// NoMMQ draws no MMQ shapes (MUL_MAT with more than 8 columns, which ggml sends to
-	// mul_mat_q): for an implementation of MMVQ alone. By default about one case in four
-	// is one, for every type ggml dispatches to MMQ on the device.
+	// NoMMQ draws no MMQ shapes (MUL_MAT with more than 8 columns and MUL_MAT_ID with more
+	// than 8 tokens, which ggml sends to mul_mat_q): for an implementation of MMVQ alone.
+	// By default about one case in five or six is each, for every type ggml dispatches to MMQ on
+	// the device.
 	NoMMQ bool
+
+	// ops, for the package's tests: draw only these ops (see suite.check); nil: all.
+	ops []int
 }
 
 // Report counts what Run did. Cases counts the cases that ran to the end with every
@@ -126,6 +135,8 @@ type Report struct {
 	MulMat          int // MUL_MAT cases on MMVQ (1..8 columns)
 	MulMatID        int
 	MMQ             int            // MUL_MAT cases on MMQ (more than 8 columns)
+	MMQID           int            // MUL_MAT_ID cases on MMQ (more than 8 tokens)
+	ByRouting       map[string]int // MUL_MAT_ID cases on MMQ by routing kind (uniform, one-hot-expert, sparse, same-experts, top-k)
 	ByMMQClass      map[string]int // MMQ cases by shape class (fallback-rows, J-boundary, ...)
 	ByMMQLaunch     map[string]int // MMQ cases by launch (one block per tile, stream-K with fixup, ...; fallback rows)
 	Adversarial     int            // cases with adversarial data (the rest: plain quantized data)
@@ -144,8 +155,8 @@ type Report struct {
 // String is the report in a few lines, as Run logs it.
 func (r *Report) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "oracletest: %s on %s: %d of %d cases passed (MUL_MAT %d, MUL_MAT_ID %d, MUL_MAT on MMQ %d; %d with adversarial data), %d calls, %v\n",
-		r.Impl, r.Device, r.Cases, r.Requested, r.MulMat, r.MulMatID, r.MMQ, r.Adversarial, r.Calls, r.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(&b, "oracletest: %s on %s: %d of %d cases passed (MUL_MAT %d, MUL_MAT_ID %d, MUL_MAT on MMQ %d, MUL_MAT_ID on MMQ %d; %d with adversarial data), %d calls, %v\n",
+		r.Impl, r.Device, r.Cases, r.Requested, r.MulMat, r.MulMatID, r.MMQ, r.MMQID, r.Adversarial, r.Calls, r.Elapsed.Round(time.Millisecond))
 	fmt.Fprintf(&b, "  rapid seed %d (replay: -rapid.seed=%d; the cases follow from it in order)\n", r.Seed, r.Seed)
 	ts := make([]quant.Type, 0, len(r.ByType))
 	for t := range r.ByType {
@@ -177,6 +188,7 @@ func (r *Report) String() string {
 	for _, l := range ls {
 		fmt.Fprintf(&b, " %s:%d", l, r.ByMMQLaunch[l])
 	}
+	fmt.Fprintf(&b, "\n  MUL_MAT_ID on MMQ per routing: %s", r.RoutingCounts())
 	b.WriteString("\n  cases per property:")
 	for _, n := range propertyNames {
 		fmt.Fprintf(&b, " %s %d", n.name, r.Checked[n.p])
@@ -193,9 +205,23 @@ func (r *Report) String() string {
 	return b.String()
 }
 
+// RoutingCounts lists the MUL_MAT_ID cases on MMQ per routing kind, every kind named
+// ("uniform:3 one-hot-expert:0 ...").
+func (r *Report) RoutingCounts() string {
+	var b strings.Builder
+	for k := routingKind(0); k < nRoutingKinds; k++ {
+		if k > 0 {
+			b.WriteString(" ")
+		}
+		fmt.Fprintf(&b, "%v:%d", k, r.ByRouting[k.String()])
+	}
+	return b.String()
+}
+
 // Run checks impl against the properties every implementation of ggml's MMVQ
 // (mul_mat_vec_q, MUL_MAT with 1..8 columns and MUL_MAT_ID with 1..8 tokens) and MMQ
-// (mul_mat_q, MUL_MAT with more than 8 columns) must have, on random cases drawn by rapid
+// (mul_mat_q, MUL_MAT with more than 8 columns and MUL_MAT_ID with more than 8 tokens)
+// must have, on random cases drawn by rapid
 // for the simulated device dev (which also decides what ggml dispatches to MMVQ and MMQ). It logs a Report and returns it. A failure reports rapid's seed
 // and the shrunk case; -rapid.seed=N replays a run.
 func Run(t *testing.T, impl oracle.Impl, dev sim.Device, opt Options) *Report {

@@ -190,11 +190,13 @@ func runRecorded(t *testing.T, impl oracle.Impl, opt Options) (*recorder, *Repor
 // mutant is the simulator with a defect.
 type mutant struct {
 	*ggsim.Simulator
-	name  string
-	mm    func(out []float32, N, M int, calls int) // edits MulMat's output
-	id    func(out []float32, T int)
-	calls int
-	mu    sync.Mutex
+	name string
+	mm   func(out []float32, N, M int, calls int) // edits MulMat's output
+	id   func(out []float32, T int)
+	// idFull edits MulMatID's output knowing the whole call.
+	idFull func(out []float32, N, T, U int, ids []int32)
+	calls  int
+	mu     sync.Mutex
 }
 
 func (m *mutant) Name() string { return m.name }
@@ -215,6 +217,9 @@ func (m *mutant) MulMatID(dev sim.Device, t quant.Type, as []byte, K, N, E int, 
 	out, err := m.Simulator.MulMatID(dev, t, as, K, N, E, b, B1, T, ids, U)
 	if err == nil && m.id != nil {
 		m.id(out, T)
+	}
+	if err == nil && m.idFull != nil {
+		m.idFull(out, N, T, U, ids)
 	}
 	return out, err
 }
@@ -428,17 +433,18 @@ func TestSuiteCatchesMMQBitDifference(t *testing.T) {
 	}
 }
 
-// TestSuiteMMQShapes: the MMQ cases of a run cover every shape class, are all dispatched
-// to MMQ (Run fails otherwise), and the MMVQ-only column property is never applied to
+// TestSuiteMMQShapes: the cases of a run of MUL_MAT on MMQ alone (one call each) cover
+// every shape class and launch, are all dispatched to MMQ (Run fails otherwise), and the MMVQ-only column property is never applied to
 // them (a defect only in MMQ's column structure passes the Columns property).
 func TestSuiteMMQShapes(t *testing.T) {
-	rec, rep := runRecorded(t, ggsim.NewSimulator(), Options{Checks: 120, Properties: Determinism})
+	const n = 80
+	rec, rep := runRecorded(t, ggsim.NewSimulator(), Options{Checks: n, Properties: NonFiniteInputs, ops: []int{3}})
 	if rec.Failed() {
 		t.Fatalf("the simulator failed:\n%s", rec.output())
 	}
 	for c := mmqClass(0); c < nMMQClasses; c++ {
 		if rep.ByMMQClass[c.String()] == 0 {
-			t.Errorf("no MMQ case of class %v in 120 cases:\n%s", c, rep)
+			t.Errorf("no MMQ case of class %v in %d cases:\n%s", c, n, rep)
 		}
 	}
 	launches := map[string]int{}
@@ -450,7 +456,7 @@ func TestSuiteMMQShapes(t *testing.T) {
 	}
 	for _, l := range []string{"one block per tile", "stream-K", "stream-K with fixup", "fallback rows"} {
 		if launches[l] == 0 {
-			t.Errorf("no MMQ case launched as %q in 120 cases:\n%s", l, rep)
+			t.Errorf("no MMQ case launched as %q in %d cases:\n%s", l, n, rep)
 		}
 	}
 	t.Log(rep)
