@@ -43,8 +43,8 @@ func TestEmbeddedSamples(t *testing.T) {
 	}
 }
 
-// TestNotSimulatedSamples: the slices of MMQ and GLU cases (not simulated yet) must be
-// reported unsupported, never passed; their quantize case is bit-exact.
+// TestNotSimulatedSamples: the slice of GLU cases (not simulated yet) must be reported
+// unsupported, never passed.
 func TestNotSimulatedSamples(t *testing.T) {
 	for _, p := range []string{"testdata/golden/ggml-h200-dev-glu.slice.gguf"} {
 		f, err := golden.Open(p)

@@ -65,8 +65,8 @@ func TestSweepVerifyRecord(t *testing.T) {
 	}
 }
 
-// A changed digest is a MISMATCH, an mmqid line (MMQ ID mode not simulated yet, or
-// whatever the front door refuses) is never a pass, and --json says the same.
+// A changed digest is a MISMATCH, whatever the front door refuses is never a pass, the
+// record's mmqid lines match, and --json says the same.
 func TestSweepVerifyFailures(t *testing.T) {
 	flipped := 0
 	p := recordSlice(t, "mmq", 3, func(l string) string {

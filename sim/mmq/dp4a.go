@@ -32,7 +32,8 @@ import (
 // (-fmad=true): (fadd (fmul x, y), z) -> fma(x, y, z) and (fadd z, (fmul x, y)) -> the
 // same; (fsub (fmul x, y), (fmul u, v)) with single-use products -> fma(x, y, -(u*v)),
 // the left product fused. A site whose addend is not an fmul (an fma, a sum) is a plain
-// add. These are predictions: no dp4a-build GPU output has checked them yet.
+// add. Predicted before any GPU output existed, then checked: 2500 of 2500 random cases
+// of a real H200 dp4a build bit-exact (gpu/testdata/h200-cuda13-sweep).
 //
 // The half arithmetic of the q4_1/q5_1/q8_1 impls (__hmul2 of dm and ds) is the
 // FAST_FP16_AVAILABLE branch, which every NVIDIA GPU of cc >= 600 but cc 610 compiles;
