@@ -158,10 +158,10 @@ func FuzzMulMat(f *testing.F) {
 // nothing panics and nothing reads out of bounds.
 func FuzzMulMatID(f *testing.F) {
 	f.Add(uint8(quant.Q4_0), uint8(1), uint8(4), uint8(4), uint8(2), uint8(2), uint8(1), []byte{0, 1, 2, 3}, []byte{0x00, 0x3c}, []byte(nil))
-	f.Add(uint8(quant.Q8_0), uint8(2), uint8(3), uint8(4), uint8(1), uint8(2), uint8(1), []byte{1, 1}, []byte{0x00, 0x7e}, []byte(nil))                 // duplicate, MMVQ
+	f.Add(uint8(quant.Q8_0), uint8(2), uint8(3), uint8(4), uint8(1), uint8(2), uint8(1), []byte{1, 1}, []byte{0x00, 0x7e}, []byte(nil))               // duplicate, MMVQ
 	f.Add(uint8(quant.Q4_K), uint8(1), uint8(5), uint8(4), uint8(12), uint8(2), uint8(1), []byte{0, 1, 2, 2}, []byte{0x00, 0x7c}, []byte{1, 0, 0, 0}) // duplicate, MMQ
 	f.Add(uint8(quant.Q6_K), uint8(1), uint8(2), uint8(3), uint8(3), uint8(2), uint8(2), []byte{0, 1, 2, 0, 0xff, 1}, []byte{0xff}, []byte(nil))      // negative id
-	f.Add(uint8(quant.Q5_K), uint8(1), uint8(2), uint8(3), uint8(16), uint8(3), uint8(0), []byte{0, 1, 2, 7}, []byte{0x12}, []byte(nil))             // id E and beyond
+	f.Add(uint8(quant.Q5_K), uint8(1), uint8(2), uint8(3), uint8(16), uint8(3), uint8(0), []byte{0, 1, 2, 7}, []byte{0x12}, []byte(nil))              // id E and beyond
 	f.Add(uint8(quant.IQ4_XS), uint8(2), uint8(9), uint8(8), uint8(20), uint8(4), uint8(1), []byte{5, 3, 1, 7, 0, 2}, []byte(nil), []byte(nil))
 	dev := fuzzDevice(f)
 	f.Fuzz(func(t *testing.T, typ, kb, n, e, tok, u, b1sel uint8, idb, data, act []byte) {
