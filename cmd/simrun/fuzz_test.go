@@ -74,6 +74,7 @@ func FuzzRun(f *testing.F) {
 	f.Add(word("explain", "--type", "q4_K", "--shape", "256,8,16"))
 	f.Add(word("explain", "--experts", "8,2", "--routing", "hot", "--shape", "64,40,20", "--json"))
 	f.Add(word("explain", "--svg", "@out", "--shape", "256,8,16", "--type", "q8_0"))
+	f.Add(word("explain", "--svg", "--", "--shape", "256,8,16")) // writes a file "--" (in the test's directory)
 	f.Add(word("run", "--type", "q4_0", "--shape", "256,4,2", "--seed", "4"))
 	f.Add(word("run", "--gguf", "@golden", "--all-tensors", "--used", "2"))
 	f.Add(word("verify", "--no-fp64", "@golden"))
