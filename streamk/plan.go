@@ -179,6 +179,11 @@ type Partition struct {
 // segment); realistic MMQ launches have at most tens of thousands of tiles.
 const MaxTiles = 1 << 22
 
+// MaxSMs bounds Params.NSM: a stream-K launch has NSM blocks, each materialised. The
+// largest GPUs have a few hundred SMs (CUs); a larger count is bad input (a golden file
+// or sweep record that says so), refused before it allocates.
+const MaxSMs = 1 << 12
+
 // kbcLimit is ggml's GGML_ASSERT(ntiles_dst * blocks_per_ne00 < (1 << 30)).
 const kbcLimit = 1 << 30
 
@@ -233,6 +238,9 @@ func (p Params) validate() error {
 		if f.v > math.MaxInt32 {
 			return fmt.Errorf("streamk: Params.%s = %d does not fit ggml's int", f.name, f.v)
 		}
+	}
+	if p.NSM > MaxSMs {
+		return fmt.Errorf("streamk: Params.NSM = %d SMs, more than MaxSMs = %d", p.NSM, MaxSMs)
 	}
 	if p.ExpertCols != nil {
 		if p.J < 1 {

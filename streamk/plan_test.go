@@ -311,6 +311,7 @@ func TestPlanErrors(t *testing.T) {
 		unsupported bool
 	}{
 		{"nsm0", func(p *Params) { p.NSM = 0 }, false},
+		{"nsm-huge", func(p *Params) { p.NSM = 0x30000084 }, false}, // a mutated golden file's sm_count (FuzzVerifyMutated): was an out-of-memory crash
 		{"ntx-neg", func(p *Params) { p.NTilesX = -1 }, false},
 		{"bpn0", func(p *Params) { p.BlocksPerTile = 0 }, false},
 		{"bpi0", func(p *Params) { p.BlocksPerIter = 0 }, false},

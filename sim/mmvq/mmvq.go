@@ -1,11 +1,11 @@
 package mmvq
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 	"sync"
 
+	"github.com/ggsim/ggsim/internal/errs"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
 	"github.com/ggsim/ggsim/sim/q8"
@@ -377,8 +377,9 @@ func (l *launch) output(acc []float32, xrow []byte, y []q8.Block) float32 {
 // ErrWriteRace is wrapped by the error MulMatID returns for a launch in which ggml's
 // kernel writes outputs of one CUDA block over those of another: ggml's result is then
 // undefined (it depends on the order in which the GPU runs the blocks), so there are no
-// bits to reproduce.
-var ErrWriteRace = errors.New("ggml's kernel races on this shape (result undefined)")
+// bits to reproduce. Like every outcome ggsim does not model it matches
+// errors.ErrUnsupported (as moe.Route's duplicate expert ids do).
+var ErrWriteRace = errs.Unsupported("ggml's kernel races on this shape (result undefined)")
 
 // IDWriteRace says why the MUL_MAT_ID launch p with N rows per expert and U expert slots
 // races, or "" if it does not. mul_mat_vec_q with ids (one token) guards its store with

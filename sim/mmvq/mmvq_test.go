@@ -295,6 +295,9 @@ func TestIDWriteRace(t *testing.T) {
 		if got := errors.Is(err, ErrWriteRace); got != c.race {
 			t.Errorf("N=%d U=%d T=%d: race error %v (%v), want %v", c.n, c.u, c.tokens, got, err, c.race)
 		}
+		if c.race && !errors.Is(err, errors.ErrUnsupported) {
+			t.Errorf("N=%d U=%d T=%d: %v does not match errors.ErrUnsupported", c.n, c.u, c.tokens, err)
+		}
 		if !c.race && err != nil {
 			t.Errorf("N=%d U=%d T=%d: %v", c.n, c.u, c.tokens, err)
 		}

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fuzzWords is the alphabet of FuzzRun's argument lists: the commands, their flags (also
+// as -flag and --flag=value), and values valid and not. "@out" becomes a file in the
+// test's temporary directory, "@golden" a committed golden slice, "@missing" a path that
+// does not exist. Every shape and range is small, so that each run is quick.
+var fuzzWords = []string{
+	// commands
+	"verify", "explain", "capture", "sweep", "run", "devices", "version", "help", "-h", "--help", "bogus", "",
+	// flags
+	"--json", "--no-fp64", "--files", "--device", "--type", "--shape", "--experts", "--routing", "--seed",
+	"--svg", "--blocks", "--k", "--n", "--m", "--kind", "--range", "--shard", "--no-int8-mma", "--out",
+	"--gguf", "--tensor", "--all-tensors", "--batch", "--acts", "--used", "--ggml", "--types", "--batches",
+	"--moe", "--cpu", "-json", "-x", "--", "-", "--shape=256,4,2", "--device=t4", "--json=false",
+	// values
+	"H200", "t4", "mi300x", "rtx5090", "nope", "q4_0", "q4_K", "iq2_xxs", "f16", "nvfp4", "q8_0", "f32", "i32",
+	"256,4,2", "256,8,16", "64,40,20", "0,0,0", "-1,2,3", "1e99", "256", "8,2", "4", "4,4", "2,3", "0", "-5",
+	"9999999999999999999999", "uniform", "hot", "sparse", "all-to-one", "mmq", "mmqid", "0-2", "3-1", "5-6",
+	"1/2", "3/2", "0/0", "w.0", "a,b,c", "4:2:8:1", "1,2,x", "@out", "@golden", "@missing",
+}
+
+// heavy reports whether args would run a large default workload (seconds, not
+// milliseconds): verify of the embedded samples, run of the default 4096×4096 shape.
+// Only such argument lists are skipped.
+func heavy(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	has := func(w string) bool {
+		for _, a := range args[1:] {
+			if a == w || strings.HasPrefix(a, w+"=") {
+				return true
+			}
+		}
+		return false
+	}
+	switch args[0] {
+	case "verify":
+		for _, a := range args[1:] {
+			if !strings.HasPrefix(a, "-") {
+				return false
+			}
+		}
+		return true // no file: the embedded samples
+	case "run":
+		return !has("--shape") && !has("--gguf") && !has("-shape") && !has("-gguf")
+	}
+	return false
+}
+
+// FuzzRun runs the CLI in-process on argument lists drawn from fuzzWords: it never
+// panics, exits 0, 1, 2 or 3, and an exit status other than 0 comes with a message on
+// stderr (usage errors there, never on stdout alone).
+func FuzzRun(f *testing.F) {
+	word := func(ws ...string) []byte {
+		var b []byte
+		for _, w := range ws {
+			for i, v := range fuzzWords {
+				if v == w {
+					b = append(b, byte(i))
+					break
+				}
+			}
+		}
+		return b
+	}
+	f.Add(word("explain", "--type", "q4_K", "--shape", "256,8,16"))
+	f.Add(word("explain", "--experts", "8,2", "--routing", "hot", "--shape", "64,40,20", "--json"))
+	f.Add(word("explain", "--svg", "@out", "--shape", "256,8,16", "--type", "q8_0"))
+	f.Add(word("explain", "--svg", "--", "--shape", "256,8,16")) // writes a file "--" (in the test's directory)
+	f.Add(word("run", "--type", "q4_0", "--shape", "256,4,2", "--seed", "4"))
+	f.Add(word("run", "--gguf", "@golden", "--all-tensors", "--used", "2"))
+	f.Add(word("verify", "--no-fp64", "@golden"))
+	f.Add(word("verify", "@missing"))
+	f.Add(word("sweep", "run", "--kind", "mmqid", "--seed", "2", "--range", "0-2", "--shard", "1/2"))
+	f.Add(word("sweep", "verify", "@golden"))
+	f.Add(word("capture", "--ggml", "@missing", "--out", "@out"))
+	f.Add(word("version", "--json", "--files"))
+	f.Add(word("devices"))
+	f.Add(word("bogus", "--json"))
+	f.Add([]byte{})
+	golden, err := filepath.Abs(filepath.Join("..", "..", "testdata", "golden", "ggml-h200-dev-moe.slice.gguf"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, sel []byte) {
+		// A flag's value may be any word (explain --svg --json writes a file "--json"):
+		// run in a directory of the test's own.
+		t.Chdir(t.TempDir())
+		if len(sel) > 12 {
+			sel = sel[:12]
+		}
+		args := make([]string, len(sel))
+		for i, b := range sel {
+			args[i] = fuzzWords[int(b)%len(fuzzWords)]
+			switch args[i] {
+			case "@out":
+				args[i] = filepath.Join(t.TempDir(), "out")
+			case "@golden":
+				args[i] = golden
+			case "@missing":
+				args[i] = filepath.Join(t.TempDir(), "missing.gguf")
+			}
+		}
+		if heavy(args) {
+			t.Skip("a large default workload")
+		}
+		var out, errb bytes.Buffer
+		code := run(args, &out, &errb)
+		if code < 0 || code > 3 {
+			t.Fatalf("simrun %q: exit %d\nstdout:\n%s\nstderr:\n%s", args, code, out.String(), errb.String())
+		}
+		if code == 2 && errb.Len() == 0 {
+			t.Fatalf("simrun %q: exit 2 (usage) with nothing on stderr\nstdout:\n%s", args, out.String())
+		}
+		if code != 0 && errb.Len() == 0 && out.Len() == 0 {
+			t.Fatalf("simrun %q: exit %d with no message at all", args, code)
+		}
+	})
+}
