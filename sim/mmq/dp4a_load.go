@@ -81,39 +81,26 @@ func loadQ5_1DP4A(m *matrix, i, kb0 int, x *xTile) {
 	}
 }
 
-// loadQ3_KDP4A: x_qs = __vsubss4(low 2 bits | hmask bit << 2, 4) in value order, x_sc =
-// the 16 scales __vsubss4(6-bit scale, 32) as int8, x_df[i] = d (half to float): unlike
-// the MMA path no d*sc product at load time.
-func loadQ3_KDP4A(m *matrix, i, kb0 int, x *xTile) {
-	blk := quant.BlockQ3_K(m.block(i, kb0))
-	for v := 0; v < 256; v++ {
-		x.qs[v] = blk.Q(v)
-	}
-	for s := 0; s < 16; s++ {
-		x.sc[s] = int32(blk.Scale(s))
-	}
-	x.df[0] = sim.H2F(blk.D())
-}
-
 // loadQ4_KDP4A: x_qs = the raw qs (the vec_dot shifts and masks: value order is sub-block
 // 2c from the low nibbles of bytes 32c.., 2c+1 from the high), x_dm[i] = the block's dm,
 // x_sc = unpack_scales_q45_K: bytes 0..7 the scales, 8..15 the mins (6 bits each).
 func loadQ4_KDP4A(m *matrix, i, kb0 int, x *xTile) {
-	blk := quant.BlockQ4_K(m.block(i, kb0))
-	for v := 0; v < 256; v++ {
-		x.qs[v] = int8(blk.Q(v))
-	}
-	for s := 0; s < 8; s++ {
-		sc, mn := blk.ScaleMin(s)
-		x.sc[s], x.sc[8+s] = int32(sc), int32(mn)
-	}
-	d, dmin := blk.DM()
-	x.dmh[0] = f16.Half2{Lo: d, Hi: dmin}
+	loadQ45_KDP4A(quant.BlockQ4_K(m.block(i, kb0)), x)
 }
 
 // loadQ5_KDP4A: x_qs = ql | qh bit << 4 (0..31) in value order, x_dm and x_sc as Q4_K.
 func loadQ5_KDP4A(m *matrix, i, kb0 int, x *xTile) {
-	blk := quant.BlockQ5_K(m.block(i, kb0))
+	loadQ45_KDP4A(quant.BlockQ5_K(m.block(i, kb0)), x)
+}
+
+// blockQ45 is what the dp4a loads of Q4_K and Q5_K read of a block.
+type blockQ45 interface {
+	Q(v int) uint8
+	ScaleMin(s int) (sc, m uint8)
+	DM() (d, dmin f16.Half)
+}
+
+func loadQ45_KDP4A[B blockQ45](blk B, x *xTile) {
 	for v := 0; v < 256; v++ {
 		x.qs[v] = int8(blk.Q(v))
 	}
@@ -125,10 +112,28 @@ func loadQ5_KDP4A(m *matrix, i, kb0 int, x *xTile) {
 	x.dmh[0] = f16.Half2{Lo: d, Hi: dmin}
 }
 
+// loadQ3_KDP4A: x_qs = __vsubss4(low 2 bits | hmask bit << 2, 4) in value order, x_sc =
+// the 16 scales __vsubss4(6-bit scale, 32) as int8, x_df[0] = d (half to float): unlike
+// the MMA path no d*sc product at load time.
+func loadQ3_KDP4A(m *matrix, i, kb0 int, x *xTile) {
+	loadQ36_KDP4A(quant.BlockQ3_K(m.block(i, kb0)), x)
+}
+
 // loadQ6_KDP4A: x_qs = __vsubss4(ql | qh << 4, 32) in value order, x_sc = the 16 int8
-// scales as stored, x_df[i] = d.
+// scales as stored, x_df[0] = d.
 func loadQ6_KDP4A(m *matrix, i, kb0 int, x *xTile) {
-	blk := quant.BlockQ6_K(m.block(i, kb0))
+	loadQ36_KDP4A(quant.BlockQ6_K(m.block(i, kb0)), x)
+}
+
+// blockQ36 is what the dp4a loads of Q3_K and Q6_K read of a block: signed values, 16
+// signed scales and d.
+type blockQ36 interface {
+	Q(v int) int8
+	Scale(s int) int8
+	D() f16.Half
+}
+
+func loadQ36_KDP4A[B blockQ36](blk B, x *xTile) {
 	for v := 0; v < 256; v++ {
 		x.qs[v] = blk.Q(v)
 	}
