@@ -219,6 +219,23 @@ func (s *suite) check(rt *rapid.T) {
 
 func (c *caseRun) has(p Property) bool { return c.s.props&p != 0 }
 
+// drawData draws a case's data in the suite's order (adversarial or not, the weights'
+// and the activations' specs, the data seed) and makes rows weight rows and cols
+// activation rows of K values; it notes a case with non-finite inputs and says whether
+// the data are adversarial.
+func (c *caseRun) drawData(rt *rapid.T, t quant.Type, K, rows, cols int) (adv bool, a []byte, prow []bool, b []float32) {
+	adv = rapid.Bool().Draw(rt, "adversarial data")
+	w := drawWeights(rt, t, rows, K/t.BlockSize(), adv, c.has(NonFiniteInputs))
+	as := drawActs(rt, cols, K, adv, c.has(NonFiniteInputs))
+	r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "data seed"), 0x6767))
+	a, prow = makeWeights(t, K, rows, w, r)
+	b = makeActs(cols, K, as, r)
+	if c.has(NonFiniteInputs) && hasNonFinite(w, as) {
+		c.checked |= NonFiniteInputs
+	}
+	return adv, a, prow, b
+}
+
 // mulMatCase draws and checks one MUL_MAT case. It returns the column count, whether
 // the data were adversarial, and false if the case was unsupported (and skipped).
 func (c *caseRun) mulMatCase() (int, bool, bool) {
@@ -230,16 +247,8 @@ func (c *caseRun) mulMatCase() (int, bool, bool) {
 	}
 	N := rapid.IntRange(1, nmax).Draw(rt, "N (rows)")
 	M := rapid.SampledFrom(s.mm[t]).Draw(rt, "M (columns)")
-	adv := rapid.Bool().Draw(rt, "adversarial data")
-	w := drawWeights(rt, t, N, K/t.BlockSize(), adv, c.has(NonFiniteInputs))
-	as := drawActs(rt, M, K, adv, c.has(NonFiniteInputs))
-	r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "data seed"), 0x6767))
-	a, prow := makeWeights(t, K, N, w, r)
-	b := makeActs(M, K, as, r)
+	adv, a, prow, b := c.drawData(rt, t, K, N, M)
 	pcol := poisonedRows(b, K, M)
-	if c.has(NonFiniteInputs) && hasNonFinite(w, as) {
-		c.checked |= NonFiniteInputs
-	}
 
 	shape := fmt.Sprintf("MUL_MAT %v K=%d N=%d M=%d", t, K, N, M)
 	out, ok := c.mulMat(shape, a, K, N, b, M)
@@ -338,16 +347,8 @@ func (c *caseRun) mulMatIDCase() (int, bool, bool) {
 	for i := range ids {
 		ids[i] = int32(rapid.IntRange(0, E-1).Draw(rt, "expert id"))
 	}
-	adv := rapid.Bool().Draw(rt, "adversarial data")
-	w := drawWeights(rt, t, E*N, K/t.BlockSize(), adv, c.has(NonFiniteInputs))
-	as := drawActs(rt, T*B1, K, adv, c.has(NonFiniteInputs))
-	r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "data seed"), 0x6767))
-	a, prow := makeWeights(t, K, E*N, w, r)
-	b := makeActs(T*B1, K, as, r)
+	adv, a, prow, b := c.drawData(rt, t, K, E*N, T*B1)
 	pact := poisonedRows(b, K, T*B1)
-	if c.has(NonFiniteInputs) && hasNonFinite(w, as) {
-		c.checked |= NonFiniteInputs
-	}
 	rs := len(a) / (E * N)
 
 	shape := fmt.Sprintf("MUL_MAT_ID %v K=%d N=%d E=%d T=%d U=%d B1=%d ids=%v", t, K, N, E, T, U, B1, ids)

@@ -3,7 +3,6 @@ package oracletest
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 
 	"pgregory.net/rapid"
@@ -179,16 +178,8 @@ func (c *caseRun) mmqCase() (int, mmqClass, bool, bool) {
 	if d := tiling.MulMat(s.dev, t, tiling.Shape{K: int64(K), N: int64(N), M: int64(M)}); d.Kernel != tiling.KernelMMQ {
 		rt.Fatalf("oracletest: drew MUL_MAT %v K=%d N=%d M=%d for MMQ, but ggml dispatches it to %v (%s)", t, K, N, M, d.Kernel, d.Reason)
 	}
-	adv := rapid.Bool().Draw(rt, "adversarial data")
-	w := drawWeights(rt, t, N, K/t.BlockSize(), adv, c.has(NonFiniteInputs))
-	as := drawActs(rt, M, K, adv, c.has(NonFiniteInputs))
-	r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "data seed"), 0x6767))
-	a, prow := makeWeights(t, K, N, w, r)
-	b := makeActs(M, K, as, r)
+	adv, a, prow, b := c.drawData(rt, t, K, N, M)
 	pcol := infColumns(b, K, M)
-	if c.has(NonFiniteInputs) && hasNonFinite(w, as) {
-		c.checked |= NonFiniteInputs
-	}
 
 	c.launch = mmqLaunch(s.dev, t, K, N, M)
 	shape := fmt.Sprintf("MUL_MAT %v K=%d N=%d M=%d (MMQ, %v, %s)", t, K, N, M, class, c.launch)

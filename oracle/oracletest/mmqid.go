@@ -232,16 +232,8 @@ func (c *caseRun) mmqIDCase() (routingKind, bool, bool) {
 	if d := tiling.MulMatID(s.dev, t, tiling.Shape{K: int64(K), N: int64(N), M: int64(T), Experts: int64(E)}); d.Kernel != tiling.KernelMMQ {
 		rt.Fatalf("oracletest: drew MUL_MAT_ID %v K=%d N=%d E=%d T=%d for MMQ, but ggml dispatches it to %v (%s)", t, K, N, E, T, d.Kernel, d.Reason)
 	}
-	adv := rapid.Bool().Draw(rt, "adversarial data")
-	w := drawWeights(rt, t, E*N, K/t.BlockSize(), adv, c.has(NonFiniteInputs))
-	as := drawActs(rt, T*B1, K, adv, c.has(NonFiniteInputs))
-	r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "data seed"), 0x6767))
-	a, prow := makeWeights(t, K, E*N, w, r)
-	b := makeActs(T*B1, K, as, r)
+	adv, a, prow, b := c.drawData(rt, t, K, E*N, T*B1)
 	pact := infColumns(b, K, T*B1)
-	if c.has(NonFiniteInputs) && hasNonFinite(w, as) {
-		c.checked |= NonFiniteInputs
-	}
 	rs := len(a) / (E * N)
 	rapid.Just(fmt.Sprintf("K=%d N=%d E=%d T=%d U=%d B1=%d (%v)", K, N, E, T, U, B1, kind)).Draw(rt, "MMQ MUL_MAT_ID shape")
 	shape := fmt.Sprintf("MUL_MAT_ID %v K=%d N=%d E=%d T=%d U=%d B1=%d (MMQ, %v routing)", t, K, N, E, T, U, B1, kind)
