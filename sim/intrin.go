@@ -103,3 +103,35 @@ func Lop3(a, b, c int32, lut uint8) int32 {
 
 // Popc returns the number of set bits of x (__popc).
 func Popc(x uint32) int32 { return int32(bits.OnesCount32(x)) }
+
+// The sign handling of ggml's i-quant kernels (vecdotq.cuh, mmq-load-tiles.cuh), shared
+// by MMVQ and MMQ.
+
+// SignedGrid applies sign masks to the 8 unsigned grid bytes g (byte j = value j) as the
+// kernels do: __vsub4(g.x ^ signs0, signs0), __vsub4(g.y ^ signs1, signs1), with signs0
+// and signs1 the 0xff-per-byte masks of __vcmpne4 for values 0..3 and 4..7 (x ^ 0 - 0 =
+// x; (x ^ 0xff) - 0xff = -x mod 256).
+func SignedGrid(g uint64, signs0, signs1 int32) (lo, hi int32) {
+	lo = Vsub4(int32(uint32(g))^signs0, signs0)
+	hi = Vsub4(int32(uint32(g>>32))^signs1, signs1)
+	return lo, hi
+}
+
+// KsignMasks returns the masks of an unpack_ksigns word (the 7 sign bits completed to
+// even parity, times 0x01010101): signs0 = __vcmpne4(signs & 0x08040201, 0), signs1 =
+// __vcmpne4(signs & 0x80402010, 0).
+func KsignMasks(signs uint32) (signs0, signs1 int32) {
+	signs0 = Vcmpne4(int32(signs&0x08040201), 0)
+	signs1 = Vcmpne4(int32(signs&0x80402010), 0)
+	return signs0, signs1
+}
+
+// PackedSignMasks returns the masks of an IQ2_S / IQ3_S sign byte s (bit j = value j
+// negative): signs0 = __vcmpne4(((s & 0x03) << 7) | ((s & 0x0C) << 21), 0), signs1 =
+// __vcmpne4(((s & 0x30) << 3) | ((s & 0xC0) << 17), 0).
+func PackedSignMasks(s uint8) (signs0, signs1 int32) {
+	v := int32(s)
+	signs0 = Vcmpne4(((v&0x03)<<7)|((v&0x0C)<<21), 0)
+	signs1 = Vcmpne4(((v&0x30)<<3)|((v&0xC0)<<17), 0)
+	return signs0, signs1
+}

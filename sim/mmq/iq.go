@@ -59,34 +59,6 @@ func putInt(x *xTile, idx int, w int32) {
 	}
 }
 
-// signedGrid is __vsub4(g.x ^ signs0, signs0), __vsub4(g.y ^ signs1, signs1): the 8
-// unsigned grid bytes g (byte j = value j) with the __vcmpne4 masks applied (x ^ 0 - 0 =
-// x; (x ^ 0xff) - 0xff = -x mod 256).
-func signedGrid(g uint64, signs0, signs1 int32) (lo, hi int32) {
-	lo = sim.Vsub4(int32(uint32(g))^signs0, signs0)
-	hi = sim.Vsub4(int32(uint32(g>>32))^signs1, signs1)
-	return lo, hi
-}
-
-// ksignMasks are the masks of unpack_ksigns(v): signs0 = __vcmpne4(signs & 0x08040201, 0),
-// signs1 = __vcmpne4(signs & 0x80402010, 0).
-func ksignMasks(v uint8) (signs0, signs1 int32) {
-	signs := quant.UnpackKsigns(v)
-	signs0 = sim.Vcmpne4(int32(signs&0x08040201), 0)
-	signs1 = sim.Vcmpne4(int32(signs&0x80402010), 0)
-	return signs0, signs1
-}
-
-// packedSignMasks are the masks of the IQ2_S / IQ3_S sign byte s:
-// signs0 = __vcmpne4(((s & 0x03) << 7) | ((s & 0x0C) << 21), 0),
-// signs1 = __vcmpne4(((s & 0x30) << 3) | ((s & 0xC0) << 17), 0).
-func packedSignMasks(s uint8) (signs0, signs1 int32) {
-	v := int32(s)
-	signs0 = sim.Vcmpne4(((v&0x03)<<7)|((v&0x0C)<<21), 0)
-	signs1 = sim.Vcmpne4(((v&0x30)<<3)|((v&0xC0)<<17), 0)
-	return signs0, signs1
-}
-
 // halfPlusScale is ls*d + d/2 as compiled: FFMA(I2F(ls), d, FMUL(d, 0.5)) (LLVM fuses
 // the left product of an fadd of two fmuls; exact here either way, see the file comment).
 func halfPlusScale(ls int32, d float32) float32 {
@@ -103,8 +75,8 @@ func loadIQ2XXS(m *matrix, i, kb0 int, x *xTile) {
 		q2 := u32(qs[8*kqsx:])
 		aux32 := u32(qs[8*kqsx+4:])
 		for l := 0; l < 4; l++ {
-			s0, s1 := ksignMasks(uint8(aux32 >> (7 * l)))
-			g0, g1 := signedGrid(quant.IQ2XXSGrid(uint8(q2>>(8*l))), s0, s1)
+			s0, s1 := sim.KsignMasks(quant.UnpackKsigns(uint8(aux32 >> (7 * l))))
+			g0, g1 := sim.SignedGrid(quant.IQ2XXSGrid(uint8(q2>>(8*l))), s0, s1)
 			putInt(x, 8*kqsx+2*l, g0)
 			putInt(x, 8*kqsx+2*l+1, g1)
 		}
@@ -122,8 +94,8 @@ func loadIQ2XS(m *matrix, i, kb0 int, x *xTile) {
 	for kqsx := 0; kqsx < 8; kqsx++ {
 		for l := 0; l < 4; l++ {
 			q2 := blk.Qs(4*kqsx + l)
-			s0, s1 := ksignMasks(uint8(q2 >> 9))
-			g0, g1 := signedGrid(quant.IQ2XSGrid(int(q2&0x1FF)), s0, s1)
+			s0, s1 := sim.KsignMasks(quant.UnpackKsigns(uint8(q2 >> 9)))
+			g0, g1 := sim.SignedGrid(quant.IQ2XSGrid(int(q2&0x1FF)), s0, s1)
 			putInt(x, 8*kqsx+2*l, g0)
 			putInt(x, 8*kqsx+2*l+1, g1)
 		}
@@ -145,8 +117,8 @@ func loadIQ2S(m *matrix, i, kb0 int, x *xTile) {
 		qh := int32(blk.Qh()[kqsx])
 		for l := 0; l < 4; l++ {
 			idx := int32(qs[4*kqsx+l]) | ((qh << (8 - 2*l)) & 0x300)
-			s0, s1 := packedSignMasks(qs[32+4*kqsx+l])
-			g0, g1 := signedGrid(quant.IQ2SGrid(int(idx)), s0, s1)
+			s0, s1 := sim.PackedSignMasks(qs[32+4*kqsx+l])
+			g0, g1 := sim.SignedGrid(quant.IQ2SGrid(int(idx)), s0, s1)
 			putInt(x, 8*kqsx+2*l, g0)
 			putInt(x, 8*kqsx+2*l+1, g1)
 		}
@@ -167,8 +139,8 @@ func loadIQ3XXS(m *matrix, i, kb0 int, x *xTile) {
 		aux32 := blk.ScalesAndSigns(kqsx)
 		for l := 0; l < 4; l++ {
 			g := uint64(quant.IQ3XXSGrid(qs[8*kqsx+2*l])) | uint64(quant.IQ3XXSGrid(qs[8*kqsx+2*l+1]))<<32
-			s0, s1 := ksignMasks(uint8(aux32 >> (7 * l)))
-			g0, g1 := signedGrid(g, s0, s1)
+			s0, s1 := sim.KsignMasks(quant.UnpackKsigns(uint8(aux32 >> (7 * l))))
+			g0, g1 := sim.SignedGrid(g, s0, s1)
 			putInt(x, 8*kqsx+2*l, g0)
 			putInt(x, 8*kqsx+2*l+1, g1)
 		}
@@ -191,8 +163,8 @@ func loadIQ3S(m *matrix, i, kb0 int, x *xTile) {
 			i0 := int32(qs[8*kqsx+2*l]) | ((qh << (8 - 2*l)) & 0x100)
 			i1 := int32(qs[8*kqsx+2*l+1]) | ((qh << (7 - 2*l)) & 0x100)
 			g := uint64(quant.IQ3SGrid(int(i0))) | uint64(quant.IQ3SGrid(int(i1)))<<32
-			s0, s1 := packedSignMasks(signs[4*kqsx+l])
-			g0, g1 := signedGrid(g, s0, s1)
+			s0, s1 := sim.PackedSignMasks(signs[4*kqsx+l])
+			g0, g1 := sim.SignedGrid(g, s0, s1)
 			putInt(x, 8*kqsx+2*l, g0)
 			putInt(x, 8*kqsx+2*l+1, g1)
 		}

@@ -35,8 +35,8 @@ func iq2xxsSumi(b quant.BlockIQ2_XXS, iqs int, y *q8.Block) int32 {
 	var sumi int32
 	for k0 := 0; k0 < 8; k0 += 2 {
 		grid := quant.IQ2XXSGrid(uint8(q2 >> (8 * (k0 / 2))))
-		signs0, signs1 := iqKsignMasks(uint8(aux32 >> (7 * k0 / 2)))
-		g0, g1 := iqSignedGrid(grid, signs0, signs1)
+		signs0, signs1 := sim.KsignMasks(quant.UnpackKsigns(uint8(aux32 >> (7 * k0 / 2))))
+		g0, g1 := sim.SignedGrid(grid, signs0, signs1)
 		sumi = sim.Dp4a(g0, y.Int(k0), sumi)
 		sumi = sim.Dp4a(g1, y.Int(k0+1), sumi)
 	}
@@ -69,8 +69,8 @@ func iq2xsSumi(b quant.BlockIQ2_XS, iqs int, y *q8.Block) int32 {
 	for l0 := 0; l0 < 8; l0 += 2 {
 		q2 := b.Qs(2*iqs + l0/2)
 		grid := quant.IQ2XSGrid(int(q2 & 0x1FF))
-		signs0, signs1 := iqKsignMasks(uint8(q2 >> 9))
-		gl, gh := iqSignedGrid(grid, signs0, signs1)
+		signs0, signs1 := sim.KsignMasks(quant.UnpackKsigns(uint8(q2 >> 9)))
+		gl, gh := sim.SignedGrid(grid, signs0, signs1)
 		h := l0 / 4
 		sumi[h] = sim.Dp4a(gl, y.Int(l0), sumi[h])
 		sumi[h] = sim.Dp4a(gh, y.Int(l0+1), sumi[h])
@@ -100,8 +100,8 @@ func iq2sSumi(b quant.BlockIQ2_S, iqs int, y *q8.Block) int32 {
 	for l0 := 0; l0 < 8; l0 += 2 {
 		idx := int32(qs[4*ib32+l0/2]) | ((qh << (8 - l0)) & 0x300)
 		grid := quant.IQ2SGrid(int(idx))
-		signs0, signs1 := iqPackedSignMasks(qs[32+4*ib32+l0/2])
-		gl, gh := iqSignedGrid(grid, signs0, signs1)
+		signs0, signs1 := sim.PackedSignMasks(qs[32+4*ib32+l0/2])
+		gl, gh := sim.SignedGrid(grid, signs0, signs1)
 		h := l0 / 4
 		sumi[h] = sim.Dp4a(gl, y.Int(l0), sumi[h])
 		sumi[h] = sim.Dp4a(gh, y.Int(l0+1), sumi[h])

@@ -28,8 +28,8 @@ func iq3xxsSumi(b quant.BlockIQ3_XXS, iqs int, y *q8.Block) int32 {
 	var sumi int32
 	for l0 := 0; l0 < 8; l0 += 2 {
 		grid := uint64(quant.IQ3XXSGrid(qs[4*iqs+l0])) | uint64(quant.IQ3XXSGrid(qs[4*iqs+l0+1]))<<32
-		signs0, signs1 := iqKsignMasks(uint8(aux32 >> (7 * l0 / 2)))
-		gl, gh := iqSignedGrid(grid, signs0, signs1)
+		signs0, signs1 := sim.KsignMasks(quant.UnpackKsigns(uint8(aux32 >> (7 * l0 / 2))))
+		gl, gh := sim.SignedGrid(grid, signs0, signs1)
 		sumi = sim.Dp4a(gl, y.Int(l0), sumi)
 		sumi = sim.Dp4a(gh, y.Int(l0+1), sumi)
 	}
@@ -60,8 +60,8 @@ func iq3sSumi(b quant.BlockIQ3_S, iqs int, y *q8.Block) int32 {
 		i0 := int32(qs[4*iqs+l0]) | ((qh << (8 - l0)) & 0x100)
 		i1 := int32(qs[4*iqs+l0+1]) | ((qh << (7 - l0)) & 0x100)
 		grid := uint64(quant.IQ3SGrid(int(i0))) | uint64(quant.IQ3SGrid(int(i1)))<<32
-		signs0, signs1 := iqPackedSignMasks(signs[4*ib32+l0/2])
-		gl, gh := iqSignedGrid(grid, signs0, signs1)
+		signs0, signs1 := sim.PackedSignMasks(signs[4*ib32+l0/2])
+		gl, gh := sim.SignedGrid(grid, signs0, signs1)
 		sumi = sim.Dp4a(gl, y.Int(l0), sumi)
 		sumi = sim.Dp4a(gh, y.Int(l0+1), sumi)
 	}
