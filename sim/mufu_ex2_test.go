@@ -119,3 +119,27 @@ func BenchmarkTanh(b *testing.B) {
 	}
 	_ = s
 }
+
+// Values of rsqrt.approx.ftz.f32 on [1, 4) recorded on the H200 (rsq_14.i8 of
+// gpu/measure/mufu_probe.cu, 2026-12-02), and the scaling by 4^k the device showed for
+// all inputs.
+func TestRsqrtH200(t *testing.T) {
+	for _, c := range [][2]uint32{
+		{0x3f800000, 0x3f800000}, {0x3f800001, 0x3f7ffffe}, {0x3f803039, 0x3f7fcfd4},
+		{0x3fc00000, 0x3f5105eb}, {0x3fffffff, 0x3f3504f4}, {0x40000000, 0x3f3504f2},
+		{0x400bde31, 0x3f2d2b57}, {0x407fffff, 0x3f000000},
+	} {
+		for k := int32(-60); k <= 60; k += 7 {
+			x := math.Float32frombits(uint32(int32(c[0]) + 2*k<<23))
+			want := uint32(int32(c[1]) - k<<23)
+			if got := math.Float32bits(Rsqrt(x)); got != want {
+				t.Errorf("Rsqrt(%#08x) = %#08x, H200 %#08x", math.Float32bits(x), got, want)
+			}
+		}
+	}
+	for _, c := range [][2]uint32{{0, 0x7f800000}, {0x80000000, 0xff800000}, {0x00000003, 0x7f800000}, {0x7f800000, 0}, {0xbf800000, 0x7fffffff}, {0x7fc00000, 0x7fffffff}} {
+		if got := math.Float32bits(Rsqrt(math.Float32frombits(c[0]))); got != c[1] {
+			t.Errorf("Rsqrt(%#08x) = %#08x, want %#08x", c[0], got, c[1])
+		}
+	}
+}

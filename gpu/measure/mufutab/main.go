@@ -16,6 +16,7 @@ import (
 	"encoding/binary"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -61,6 +62,7 @@ func main() {
 	tn24 := flag.String("tn24", "", "ex2_tn24.u8 from mufu_probe")
 	tin := flag.String("tanh-in", "", "tanh_rle_in.u32 from mufu_probe")
 	tout := flag.String("tanh-out", "", "tanh_rle_out.u32 from mufu_probe")
+	rsq := flag.String("rsq", "", "rsq_14.i8 from mufu_probe (optional)")
 	dir := flag.String("o", "sim", "directory to write the tables to")
 	flag.Parse()
 	if *t24 == "" || *tn24 == "" || *tin == "" || *tout == "" || flag.NArg() != 0 {
@@ -97,6 +99,41 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Printf("mufu_tanh_sm90.bin: %d bytes\n", len(b))
+	if *rsq != "" {
+		b, err := rsqTable(*rsq)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(*dir, "mufu_rsq_sm90.bin"), b, 0o644)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mufutab:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("mufu_rsq_sm90.bin: %d bytes\n", len(b))
+	}
+}
+
+// rsqTable turns mufu_probe's record of rsqrt.approx.ftz.f32 on [1, 4) (one int8 per input
+// x = bits 0x3f800000+j: hardware bits minus the bits of float32(1/sqrt(float64(x))), -128
+// an escape) into sim's decreasing step table of the 2^24 results.
+func rsqTable(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) != 1<<24 {
+		return nil, fmt.Errorf("%s: %d bytes, want %d", path, len(b), 1<<24)
+	}
+	v := make([]uint32, 1<<24)
+	for j := range v {
+		d := int8(b[j])
+		if d == -128 {
+			return nil, fmt.Errorf("%s: escape at j=%d", path, j)
+		}
+		x := math.Float32frombits(0x3f800000 + uint32(j))
+		ref := math.Float32bits(float32(1 / math.Sqrt(float64(x))))
+		v[j] = uint32(int64(ref) + int64(d))
+	}
+	return sim.EncodeStepTable(v, -1)
 }
 
 // tanhTable converts mufu_probe's run-length record of tanh.approx on [2^-8, 8] (two
