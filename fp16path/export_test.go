@@ -15,7 +15,9 @@ func GroupOf(t quant.Type, blk []byte, j int) (codes [16]uint8, d, m float32, of
 
 // LanePartials exposes the lanes' partials of one row before the butterfly.
 func LanePartials(t quant.Type, row []byte, act *Activations, lanes int) [32]float32 {
-	return lanePartials(kernels[t], row, act, lanes)
+	var part [MaxColumns][32]float32
+	lanePartials(kernels[t], row, []*Activations{act}, lanes, &part)
+	return part[0]
 }
 
 // SetSlowHFMA makes the path use HalfDot (f16.FMA2) for its loop; it returns a function
