@@ -9,6 +9,7 @@ import (
 	"github.com/ggsim/ggsim/f16"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
+	"github.com/ggsim/ggsim/tiling"
 )
 
 // MaxColumns is the most columns (ne11) the path computes in one launch: MMVQ's
@@ -138,10 +139,8 @@ func checkColumns(t quant.Type, M int) error {
 }
 
 // MultiColumn reports whether the path has a 2..MaxColumns-column kernel for t (Q4_K,
-// Q5_K, IQ4_XS).
-func MultiColumn(t quant.Type) bool {
-	return t == quant.Q4_K || t == quant.Q5_K || t == quant.IQ4_XS
-}
+// Q5_K, IQ4_XS): tiling.GP100FP16MultiColumn, the one home of the rule.
+func MultiColumn(t quant.Type) bool { return tiling.GP100FP16MultiColumn(t) }
 
 func checkMatrix(t quant.Type, x []byte, K, N int) (kernel, int, error) {
 	kr, ok := kernels[t]

@@ -9,6 +9,8 @@ import (
 
 	"github.com/ggsim/ggsim/fp16path"
 	"github.com/ggsim/ggsim/quant"
+	"github.com/ggsim/ggsim/sim"
+	"github.com/ggsim/ggsim/tiling"
 )
 
 func TestParseRowMap(t *testing.T) {
@@ -93,5 +95,47 @@ func TestRowMap(t *testing.T) {
 	}
 	if _, err := fp16path.MulMat(quant.Q5_K, x, K, N, y, 1, &fp16path.Options{Disabled: true}); !errors.Is(err, fp16path.ErrDisabled) || errors.Is(err, errors.ErrUnsupported) {
 		t.Fatalf("Disabled: %v, want ErrDisabled (not a not-modelled error)", err)
+	}
+}
+
+// TestTypesMatchTiling: the kernels this package has are exactly the types tiling
+// dispatches to the fp16 path, and tiling's dispatch says fp16 path for a P100 MUL_MAT
+// exactly where MulMat accepts the type and column count.
+func TestTypesMatchTiling(t *testing.T) {
+	in := map[quant.Type]bool{}
+	for _, typ := range tiling.GP100FP16Types {
+		in[typ] = true
+	}
+	for _, typ := range fp16path.Types() {
+		if !in[typ] || !fp16path.Supported(typ) {
+			t.Errorf("%v: in Types but tiling lists it %v, Supported %v", typ, in[typ], fp16path.Supported(typ))
+		}
+		delete(in, typ)
+	}
+	for typ := range in {
+		t.Errorf("%v: tiling dispatches it to the fp16 path, which has no kernel", typ)
+	}
+	p100, err := sim.Lookup("P100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for typ := quant.Type(0); typ < quant.TypeCount; typ++ {
+		if !typ.Valid() || typ.BlockSize() == 0 || 256%typ.BlockSize() != 0 {
+			continue
+		}
+		rs, err := typ.RowSize(256)
+		if err != nil {
+			continue
+		}
+		for M := 1; M <= fp16path.MaxColumns+1; M++ {
+			d, err := tiling.DecideWith(p100, typ, tiling.Shape{K: 256, N: 1, M: int64(M)}, tiling.Options{GP100FP16Path: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = fp16path.MulMat(typ, make([]byte, rs), 256, 1, make([]float32, 256*M), M, nil)
+			if (d.Kernel == tiling.KernelGP100FP16) != (err == nil) {
+				t.Errorf("%v, %d columns: tiling says %v, fp16path.MulMat error %v", typ, M, d.Kernel, err)
+			}
+		}
 	}
 }
