@@ -15,12 +15,10 @@
 //     MMF, else the host-synchronising fallback. q8_K, which the backend accepts but has
 //     no MMVQ kernel nor cuBLAS converter, is KernelAbort. Every Decision carries the
 //     reason in ggml's terms.
-//
 //   - MakeMMVQPlan is mul_mat_vec_q_switch_ncols_dst: the parameter table
 //     (get_device_table_id), calc_nwarps, calc_rows_per_block, should_use_small_k,
 //     should_halve_iters and the MoE kernel; MMVQConstsOf gives qk, qi and get_vdr_mmvq.
 //     sim/mmvq executes such a plan.
-//
 //   - MMQ: MMQArchOf picks the mmq-config table as the host ggml_cuda_mmq_get_config does
 //     (AMD family; blackwell_mma_available, falling through to ampere; highest compiled
 //     arch >= 700 -> ampere; else pascal). MMQConfigOf returns a CASE row of that table
@@ -30,7 +28,6 @@
 //     MakeMMQPlan adds fallback (ne01 % 128 != 0) and the tile numbers nty, ntx, ntzw,
 //     ntiles, blocks_per_ne00 and blocks_per_iter. The stream-K partition built on those
 //     numbers (grid size, kbc ranges, fixup) belongs to package streamk.
-//
 //   - DecideWith adds choices that are not ggml's, off by default: Options.GP100FP16Path
 //     opts in to the GP100 fp16 matrix-vector path of "patch 0007" (seed note 002, a
 //     local llama.cpp patch, not in ggml), which on sm_60 replaces mul_mat_vec_q for
