@@ -1,14 +1,16 @@
 // Package fp16path models the fp16 matrix-vector path for GP100 (Tesla P100, sm_60) of
 // "patch 0007" (seed note 002, reference/seeds/002_770526410a4a2b1f.txt in the project's
-// shared reference): batch-1 MUL_MAT of a quantized matrix by one float32 column, computed
-// with half2 FMA (HFMA2) instead of the int8 q8_1 dot products of ggml's mul_mat_vec_q,
-// which sm_60 (below GGML_CUDA_CC_DP4A = 610) runs as scalar multiplies.
+// shared reference): MUL_MAT of a quantized matrix by 1..8 float32 columns, computed with
+// half2 FMA (HFMA2) instead of the int8 q8_1 dot products of ggml's mul_mat_vec_q, which
+// sm_60 (below GGML_CUDA_CC_DP4A = 610) runs as scalar multiplies; with the note's fused
+// gate/up/SWIGLU, activation-conversion cache and fused RMS_NORM * weight.
 //
 // The patch's source (mmvq-gp100.cu) is not public. The note fixes the numerics in three
 // sentences; everything else here is a choice, listed below, so this package is the
 // specification of one concrete kernel that follows the note, bit for bit in its own
 // terms, not a simulation of the patch's binary. Types: Q4_K, Q5_K, Q6_K, Q3_K, IQ4_XS,
-// IQ4_NL, Q8_0 (all of the note's batch-1 coverage).
+// IQ4_NL, Q8_0 at one column (all of the note's batch-1 coverage), Q4_K, Q5_K, IQ4_XS at
+// 2..8 columns.
 //
 // # Model
 //
