@@ -8,6 +8,7 @@ import (
 
 	"github.com/ggsim/ggsim/f16"
 	"github.com/ggsim/ggsim/fp16path"
+	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
 )
 
@@ -105,4 +106,96 @@ func TestEdgeGroups(t *testing.T) {
 			rt.Fatalf("lo+hi = %g, exact Σ c·h·2^-24 = %g: error %g above the bound", a, exact, d)
 		}
 	})
+}
+
+// TestEdgeMatMul runs whole matmuls at the edges of both operands: weight rows of one
+// magnitude with random signs, per 16-value group all equal or mixed (the quantizers then
+// use each type's extreme codes; the test checks that every type's maximum code occurs
+// over the run) and activations
+// all of one magnitude m·2^s with random signs, where m = 32752 (every half at the
+// largest prescaled value) or 32760 - 1/64 (just below the rounding edge) and s from -100
+// to 100, over 1..8 columns for the multi-column types. Every output is finite and within
+// Bound of the fp64 value. rapid prints the seed of a failure.
+func TestEdgeMatMul(t *testing.T) {
+	drawn, maxSeen := map[quant.Type]bool{}, map[quant.Type]bool{}
+	rapid.Check(t, func(rt *rapid.T) {
+		typ := rapid.SampledFrom(fp16path.Types()).Draw(rt, "type")
+		M := 1
+		if fp16path.MultiColumn(typ) {
+			M = rapid.IntRange(1, fp16path.MaxColumns).Draw(rt, "columns")
+		}
+		const K, N = 512, 2
+		A := float32(math.Ldexp(1, rapid.IntRange(-10, 4).Draw(rt, "log2 weight")))
+		w := make([]float32, K*N)
+		for g := 0; g < K*N/16; g++ {
+			mixed := rapid.Bool().Draw(rt, "mixed signs")
+			neg := rapid.Bool().Draw(rt, "weight sign")
+			for k := 0; k < 16; k++ {
+				w[16*g+k] = A
+				if neg != (mixed && k%3 == 0) {
+					w[16*g+k] = -A
+				}
+			}
+		}
+		rs, _ := typ.RowSize(K)
+		x := make([]byte, int(rs)*N)
+		for i := 0; i < N; i++ {
+			if err := quant.QuantizeRowRef(typ, w[i*K:(i+1)*K], x[i*int(rs):(i+1)*int(rs)]); err != nil {
+				rt.Fatal(err)
+			}
+		}
+		drawn[typ] = true
+		bs := int(rs) / (K / typ.BlockSize())
+		for i := 0; i < N; i++ {
+			for g := 0; g < K/16; g++ {
+				blk := g * 16 / typ.BlockSize()
+				row := x[i*int(rs):]
+				codes, _, _, _, _ := fp16path.GroupOf(typ, row[blk*bs:(blk+1)*bs], g%(typ.BlockSize()/16))
+				for _, c := range codes {
+					maxSeen[typ] = maxSeen[typ] || int(c) == fp16path.MaxCode(typ)
+				}
+			}
+		}
+		m := float64(fp16path.MaxPrescaled)
+		if rapid.Bool().Draw(rt, "edge") {
+			m = 32760 - 1.0/64
+		}
+		y := make([]float32, K*M)
+		for k := range y {
+			y[k] = float32(math.Ldexp(m, rapid.IntRange(-100, 100).Draw(rt, "log2 y")))
+			if rapid.Bool().Draw(rt, "y sign") {
+				y[k] = -y[k]
+			}
+		}
+		got, err := fp16path.MulMat(typ, x, K, N, y, M, nil)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		deq := make([]float32, K)
+		for j := 0; j < M; j++ {
+			yj := y[j*K : (j+1)*K]
+			bound, err := fp16path.Bound(typ, x, K, N, yj, nil)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			for i := 0; i < N; i++ {
+				if err := quant.DequantizeRow(typ, x[i*int(rs):(i+1)*int(rs)], deq); err != nil {
+					rt.Fatal(err)
+				}
+				var ref float64
+				for k := range deq {
+					ref += float64(deq[k]) * float64(yj[k])
+				}
+				v := got[j*N+i]
+				if math.IsInf(float64(v), 0) || math.IsNaN(float64(v)) || !(math.Abs(float64(v)-ref) <= bound[i]) {
+					rt.Fatalf("%v column %d row %d: %g, fp64 %g, bound %g", typ, j, i, v, ref, bound[i])
+				}
+			}
+		}
+	})
+	for typ := range drawn {
+		if !maxSeen[typ] {
+			t.Errorf("%v: the type's maximum code %d never occurred: the test did not reach the largest weights", typ, fp16path.MaxCode(typ))
+		}
+	}
 }
