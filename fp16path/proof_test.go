@@ -95,7 +95,7 @@ func TestEdgeGroups(t *testing.T) {
 		}
 		var exact, l1 float64
 		for k := range codes {
-			p := float64(codes[k]) * 0x1p-24 * float64(h[k].ToFloat32())
+			p := float64(float64(codes[k]) * 0x1p-24 * float64(h[k].ToFloat32())) // exact
 			exact += p
 			l1 += math.Abs(p)
 		}
@@ -184,7 +184,7 @@ func TestEdgeMatMul(t *testing.T) {
 				}
 				var ref float64
 				for k := range deq {
-					ref += float64(deq[k]) * float64(yj[k])
+					ref += float64(float64(deq[k]) * float64(yj[k])) // no fused multiply-add
 				}
 				v := got[j*N+i]
 				if math.IsInf(float64(v), 0) || math.IsNaN(float64(v)) || !(math.Abs(float64(v)-ref) <= bound[i]) {
