@@ -249,7 +249,11 @@
 // views), the path it replaces (ggml-cuda/mmvq.cu mul_mat_vec_q, vecdotq.cuh, quantize.cu
 // quantize_q8_1; here sim/mmvq and sim/q8). Half arithmetic: package f16 (HFMA2 =
 // fma.rn.f16x2, subnormals kept: cuda_fp16.hpp emits no .ftz for half). float32: package
-// sim (FTZ, as -use_fast_math). PRMT: sim.BytePerm.
+// sim (FTZ, as -use_fast_math). PRMT: sim.BytePerm. The fused epilogues follow ggml's
+// own: ggml-cuda/mmvq.cu mul_mat_vec_q (the fused gate's "result *=
+// ggml_cuda_op_silu_single(gate_value)"), unary.cuh ggml_cuda_op_silu_single, norm.cu
+// rms_norm_f32 and rms_norm_mul_f32_cuda (block sizes), common.cuh block_reduce and
+// warp_reduce_sum; the fast-math division is sim.Div (MUFU.RCP, measured on sm_90).
 //
 // # Limits
 //
