@@ -16,10 +16,11 @@ import (
 	"github.com/ggsim/ggsim/quant"
 )
 
-const fp16Help = `usage: simrun fp16 accuracy [--types T,...] [--k K | --k-sweep K,K,...] [--n N] [--seed S] [--svg FILE] [--json]
+const fp16Help = `usage: simrun fp16 accuracy [--types T,...] [--k K | --k-sweep K,K,...] [--n N] [--seed S] [--seeds R] [--svg FILE] [--json]
        simrun fp16 accuracy --gguf MODEL.gguf --tensor NAME [--rows N] [--acts FILE] [--seed S] [--json]
        simrun fp16 cost [--arch P100|P40] [--calibrated] [--types T,...] [--shape K,N] [--batch M,...] [--json]
        simrun fp16 cost --note [--json]
+       simrun fp16 cost --counts [--arch P100|P40] [--types T,...] [--json]
 
 The GP100 fp16 matrix-vector path of patch 0007 (package fp16path) against ggml's q8_1
 MMVQ path (sim/mmvq on the P100's launch plan), as package fp16path/compare measures and
@@ -45,6 +46,7 @@ flags (accuracy):
   --k-sweep K,...  several K (e.g. 256,512,1024,2048,4096,8192,16384): one table per K
   --n N            rows  [256]
   --seed S         seed of the generated data  [1]
+  --seeds R        pool R seeds (S, S+1, ...): RMS of their errors  [1]
   --svg FILE       with --k-sweep: draw relative RMS error against K for both paths
   --gguf FILE      read the weights from this GGUF file (a 2-D tensor of a covered type)
   --tensor NAME    the tensor of --gguf (K = ne0, N = ne1)
@@ -57,14 +59,16 @@ flags (cost):
   --shape K,N      the matrix  [5120,17408]
   --batch M,...    columns  [1,2,5,8]
   --note           the note's measurements beside the model's predictions
+  --counts         the instruction counts per 32 weights the model uses, per type and path
   --json           one JSON object
 
 example:
   simrun fp16 accuracy --k 5120 --n 256
-  simrun fp16 accuracy --types q4_K,q5_K,q6_K --k-sweep 256,1024,4096,16384 --svg acc.svg
+  simrun fp16 accuracy --types q4_K,q5_K,q6_K --k-sweep 256,1024,4096,16384 --seeds 4 --svg acc.svg
   simrun fp16 accuracy --gguf model.gguf --tensor blk.0.attn_q.weight --rows 512
   simrun fp16 cost --shape 5120,17408 --batch 1,5
   simrun fp16 cost --note
+  simrun fp16 cost --counts
 
 Exit status: 0 on success, 1 when a case cannot be computed (an uncovered type), 2 for a
 usage error, 3 when an input file is missing or unreadable.
@@ -156,6 +160,7 @@ func cmdFP16Accuracy(args []string, stdout, stderr io.Writer) int {
 	sweepF := fl.String("k-sweep", "", "")
 	n := fl.Int("n", 256, "")
 	seed := fl.Uint64("seed", 1, "")
+	seeds := fl.Int("seeds", 1, "")
 	svg := fl.String("svg", "", "")
 	ggufPath := fl.String("gguf", "", "")
 	tensor := fl.String("tensor", "", "")
@@ -176,7 +181,7 @@ func cmdFP16Accuracy(args []string, stdout, stderr io.Writer) int {
 	fl.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	var rowsOut []accuracyJSON
 	if *ggufPath != "" {
-		for _, f := range []string{"types", "k", "k-sweep", "n", "svg"} {
+		for _, f := range []string{"types", "k", "k-sweep", "n", "svg", "seeds"} {
 			if set[f] {
 				return fp16Fail(stderr, "accuracy", usagef("--%s is for generated weights; with --gguf the tensor gives the type and shape", f))
 			}
@@ -218,6 +223,9 @@ func cmdFP16Accuracy(args []string, stdout, stderr io.Writer) int {
 		} else if *svg != "" {
 			return fp16Fail(stderr, "accuracy", usagef("--svg needs --k-sweep"))
 		}
+		if *seeds < 1 || *seeds > 1000 {
+			return fp16Fail(stderr, "accuracy", usagef("--seeds %d: want 1..1000", *seeds))
+		}
 		if *n < 1 || *n > 1<<16 {
 			return fp16Fail(stderr, "accuracy", usagef("--n %d: want 1..65536", *n))
 		}
@@ -226,7 +234,7 @@ func cmdFP16Accuracy(args []string, stdout, stderr io.Writer) int {
 				return fp16Fail(stderr, "accuracy", usagef("K=%d: want a multiple of 256 in 256..262144 (the K-quants' block)", kk))
 			}
 		}
-		sweep, err := compare.KSweep(types, ks, *n, *seed)
+		sweep, err := compare.KSweep(types, ks, *n, *seed, *seeds)
 		if err != nil {
 			return fp16Fail(stderr, "accuracy", err)
 		}
@@ -240,7 +248,7 @@ func cmdFP16Accuracy(args []string, stdout, stderr io.Writer) int {
 			if err != nil {
 				return fp16Fail(stderr, "accuracy", inputErr{err})
 			}
-			title := fmt.Sprintf("fp16 path vs q8_1 MMVQ: relative RMS error, %d rows, seed %d", *n, *seed)
+			title := fmt.Sprintf("fp16 path vs q8_1 MMVQ: relative RMS error, %d rows, %d seeds from %d", *n, *seeds, *seed)
 			err = compare.PlotSVG(f, sweep, title)
 			if cerr := f.Close(); err == nil {
 				err = cerr
@@ -340,6 +348,7 @@ func cmdFP16Cost(args []string, stdout, stderr io.Writer) int {
 	shape := fl.String("shape", "5120,17408", "")
 	batch := fl.String("batch", "1,2,5,8", "")
 	note := fl.Bool("note", false, "")
+	counts := fl.Bool("counts", false, "")
 	asJSON := fl.Bool("json", false, "")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -402,6 +411,9 @@ func cmdFP16Cost(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fp16Fail(stderr, "cost", usageErr{"--types: " + err.Error()})
 	}
+	if *counts {
+		return fp16Counts(arch, types, *asJSON, stdout, stderr)
+	}
 	v, err := parseInts(*shape, 2)
 	if err != nil || v[0] <= 0 || v[1] <= 0 || v[0]%256 != 0 || v[0] > 1<<20 || v[1] > 1<<24 {
 		return fp16Fail(stderr, "cost", usagef("--shape %q: want K,N with K a multiple of 256 (up to 2^20) and 0 < N <= 2^24", *shape))
@@ -447,6 +459,64 @@ func cmdFP16Cost(args []string, stdout, stderr io.Writer) int {
 			faster = fmt.Sprintf("q8_1 x%.2f", 1/r.Speedup)
 		}
 		fmt.Fprintf(stdout, "%-8s %2d  %9.1f %-6s %9.1f %-6s  %-14s  %8.0f %8.0f\n", r.Type, r.M, r.FP16us, r.FP16By, r.Q8us, r.Q8By, faster, r.FP16GBs, r.Q8GBs)
+	}
+	return 0
+}
+
+// countsJSON is one row of the instruction-count table.
+type countsJSON struct {
+	Arch   string             `json:"arch"`
+	Path   string             `json:"path"`
+	Type   string             `json:"type"`
+	Counts map[string]float64 `json:"per_32_weights_one_column"`
+	Cycles float64            `json:"sm_cycles_per_32_weights"`
+}
+
+// fp16Counts prints the model's instruction counts per 32 weights and one column.
+func fp16Counts(a compare.Arch, types []quant.Type, asJSON bool, stdout, stderr io.Writer) int {
+	var rows []countsJSON
+	for _, t := range types {
+		for _, p := range []compare.Path{compare.FP16, compare.Q8_1} {
+			c, err := compare.Instructions(a, p, t, 1)
+			if err != nil {
+				return fp16Fail(stderr, "cost", err)
+			}
+			r := countsJSON{Arch: a.Name, Path: p.String(), Type: t.String(), Counts: map[string]float64{}}
+			for k, n := range c {
+				r.Counts[compare.Class(k).String()] = n
+				if n != 0 {
+					r.Cycles += n / a.Rate[k]
+				}
+			}
+			rows = append(rows, r)
+		}
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(struct {
+			Rows []countsJSON `json:"rows"`
+		}{rows}); err != nil {
+			return fp16Fail(stderr, "cost", err)
+		}
+		return 0
+	}
+	fmt.Fprintf(stdout, "lane-instructions per 32 weights and one column on %s (rates: lanes/clock/SM)\n", a.Name)
+	fmt.Fprintf(stdout, "%-8s %-5s", "type", "path")
+	for k := compare.Class(0); k < compare.NumClasses; k++ {
+		fmt.Fprintf(stdout, " %6s", k)
+	}
+	fmt.Fprintf(stdout, " %8s\n%-14s", "cycles", "rate")
+	for k := compare.Class(0); k < compare.NumClasses; k++ {
+		fmt.Fprintf(stdout, " %6g", a.Rate[k])
+	}
+	fmt.Fprintln(stdout)
+	for _, r := range rows {
+		fmt.Fprintf(stdout, "%-8s %-5s", r.Type, r.Path)
+		for k := compare.Class(0); k < compare.NumClasses; k++ {
+			fmt.Fprintf(stdout, " %6.4g", r.Counts[k.String()])
+		}
+		fmt.Fprintf(stdout, " %8.2f\n", r.Cycles)
 	}
 	return 0
 }

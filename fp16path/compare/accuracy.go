@@ -153,16 +153,44 @@ func Table(types []quant.Type, K, N int, seed uint64) ([]Accuracy, error) {
 	return out, nil
 }
 
-// KSweep is Table at each K in ks: result[i] holds the rows of ks[i], in the order of
-// types.
-func KSweep(types []quant.Type, ks []int, N int, seed uint64) ([][]Accuracy, error) {
+// KSweep is Table at each K in ks, pooled over reps seeds (seed, seed+1, ...): result[i]
+// holds one Accuracy per type at K = ks[i], in the order of types, each error the root
+// mean square of the per-seed relative RMS errors. Pooling matters: the realistic
+// activations' outlier dimensions (one in 512, gains 20..100) are drawn anew for every K
+// and seed, and one draw moves both paths' errors by a factor of two.
+func KSweep(types []quant.Type, ks []int, N int, seed uint64, reps int) ([][]Accuracy, error) {
+	if reps < 1 {
+		return nil, fmt.Errorf("compare: %d repetitions", reps)
+	}
 	out := make([][]Accuracy, len(ks))
 	for i, k := range ks {
-		r, err := Table(types, k, N, seed)
-		if err != nil {
-			return nil, err
+		var sum []Accuracy
+		for r := 0; r < reps; r++ {
+			rows, err := Table(types, k, N, seed+uint64(r))
+			if err != nil {
+				return nil, err
+			}
+			if sum == nil {
+				sum = make([]Accuracy, len(rows))
+				for j := range rows {
+					sum[j] = Accuracy{Type: rows[j].Type, K: k, N: N}
+				}
+			}
+			for j, a := range rows {
+				sum[j].FP16 += float64(a.FP16 * a.FP16)
+				sum[j].Q8_1 += float64(a.Q8_1 * a.Q8_1)
+				sum[j].FP16Conv += float64(a.FP16Conv * a.FP16Conv)
+				sum[j].Q8_1Quant += float64(a.Q8_1Quant * a.Q8_1Quant)
+			}
 		}
-		out[i] = r
+		for j := range sum {
+			n := float64(reps)
+			sum[j].FP16 = math.Sqrt(sum[j].FP16 / n)
+			sum[j].Q8_1 = math.Sqrt(sum[j].Q8_1 / n)
+			sum[j].FP16Conv = math.Sqrt(sum[j].FP16Conv / n)
+			sum[j].Q8_1Quant = math.Sqrt(sum[j].Q8_1Quant / n)
+		}
+		out[i] = sum
 	}
 	return out, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ggsim/ggsim/fp16path"
 	"github.com/ggsim/ggsim/fp16path/compare"
+	"github.com/ggsim/ggsim/oracle/oracletest"
 	"github.com/ggsim/ggsim/quant"
 )
 
@@ -233,5 +234,67 @@ func TestPlotSVG(t *testing.T) {
 	mixed := [][]compare.Accuracy{mk(256, 1e-3, 1e-2), mk(512, 1e-3, 1e-2)[:1]}
 	if err := compare.PlotSVG(io.Discard, mixed, ""); err == nil {
 		t.Error("rows with different types: no error")
+	}
+}
+
+// TestKSweepPools checks that KSweep's errors are the root mean square over its seeds.
+func TestKSweepPools(t *testing.T) {
+	types := []quant.Type{quant.Q4_K}
+	s, err := compare.KSweep(types, []int{256}, 8, 5, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := compare.Table(types, 256, 8, 5)
+	b, _ := compare.Table(types, 256, 8, 6)
+	rms := func(x, y float64) float64 { return math.Sqrt((x*x + y*y) / 2) }
+	got, want := s[0][0], []float64{rms(a[0].FP16, b[0].FP16), rms(a[0].Q8_1, b[0].Q8_1), rms(a[0].FP16Conv, b[0].FP16Conv), rms(a[0].Q8_1Quant, b[0].Q8_1Quant)}
+	for i, g := range []float64{got.FP16, got.Q8_1, got.FP16Conv, got.Q8_1Quant} {
+		if math.Abs(g-want[i]) > 1e-12*want[i] {
+			t.Errorf("error %d: pooled %g, want %g", i, g, want[i])
+		}
+	}
+	if _, err := compare.KSweep(types, []int{256}, 8, 5, 0); err == nil {
+		t.Error("0 repetitions: no error")
+	}
+}
+
+// TestOutliersDominateQ8_1 shows what the q8_1 path's error is made of: on the same
+// Q5_K matrix, damping the realistic activations' outlier dimensions (|y| > 8, the
+// "massive activations", divided by 40) cuts the q8_1 error by more than 2x, while the
+// fp16 path's error moves by less than 30%: a 32-block holding an outlier quantizes its
+// other 31 values with a step of max/127, whereas binary16 keeps 11 bits for each value.
+func TestOutliersDominateQ8_1(t *testing.T) {
+	const K, N = 5120, 64
+	x, err := oracletest.RealisticWeights(quant.Q5_K, K, N, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := compare.RealisticColumn(K, 1)
+	damped := append([]float32(nil), y...)
+	n := 0
+	for k, v := range damped {
+		if math.Abs(float64(v)) > 8 {
+			damped[k] = v / 40
+			n++
+		}
+	}
+	a, err := compare.Measure(quant.Q5_K, x, K, N, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := compare.Measure(quant.Q5_K, x, K, N, damped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("realistic:        fp16 %.2e  q8_1 %.2e", a.FP16, a.Q8_1)
+	t.Logf("%2d dims damped:   fp16 %.2e  q8_1 %.2e", n, b.FP16, b.Q8_1)
+	if n == 0 || n > K/256 {
+		t.Fatalf("%d outlier dimensions found, want 1..%d", n, K/256)
+	}
+	if !(a.Q8_1 > 2*b.Q8_1) {
+		t.Errorf("q8_1: %.2e with outliers, %.2e without: want more than 2x", a.Q8_1, b.Q8_1)
+	}
+	if r := a.FP16 / b.FP16; r < 0.7 || r > 1.3 {
+		t.Errorf("fp16: %.2e with outliers, %.2e without: want within 30%%", a.FP16, b.FP16)
 	}
 }
