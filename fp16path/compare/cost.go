@@ -217,9 +217,9 @@ func Instructions(a Arch, p Path, t quant.Type, m int) (Counts, error) {
 		if a.Rate[DP4A] == 0 {
 			n := col[DP4A]
 			col[DP4A] = 0
-			w[IHALF] += 4 * n
-			col[IHALF] += 4 * n
-			col[IALU] += 4*n + 4*b.Ones
+			w[IHALF] += float64(4 * n)
+			col[IHALF] += float64(4 * n)
+			col[IALU] += float64(4*n) + float64(4*b.Ones)
 		} else {
 			col[DP4A] += b.Ones
 		}

@@ -56,7 +56,7 @@ func ModelTime(a Arch, model []Matrix, m int, fp16 bool, only *quant.Type) (floa
 		if err != nil {
 			return 0, fmt.Errorf("compare: %s: %w", x.Name, err)
 		}
-		s += float64(x.Count) * e.Sec
+		s += float64(float64(x.Count) * e.Sec)
 	}
 	return s, nil
 }
@@ -103,8 +103,8 @@ func Calibrate(a Arch) (Arch, error) {
 			return a, err
 		}
 		rs, _ := x.Type.RowSize(int64(x.K))
-		bytes += float64(x.Count) * float64(rs*int64(x.N))
-		sec += float64(x.Count) * e.Sec
+		bytes += float64(float64(x.Count) * float64(rs*int64(x.N)))
+		sec += float64(float64(x.Count) * e.Sec)
 	}
 	f := StockGBs / (bytes / sec / 1e9)
 	a.ClockGHz *= f
@@ -166,21 +166,21 @@ func noteClaims(a Arch) ([]Claim, error) {
 				}
 			}
 			if m == 1 {
-				q1 += n * q.Sec
-				f1 += n * f.Sec
-				wbytes += n * float64(rs*int64(x.N))
-				wsec += n * q.Sec
+				q1 += float64(n * q.Sec)
+				f1 += float64(n * f.Sec)
+				wbytes += float64(n * float64(rs*int64(x.N)))
+				wsec += float64(n * q.Sec)
 				continue
 			}
-			q5 += n * q.Sec
-			f5 += n * f.Sec
+			q5 += float64(n * q.Sec)
+			f5 += float64(n * f.Sec)
 			if x.Type == quant.Q6_K {
 				mf, err := Predict(a, FP16, x.Type, x.K, x.N, m)
 				if err != nil {
 					return nil, err
 				}
-				q6q += n * q.Sec
-				q6f += n * mf.Sec
+				q6q += float64(n * q.Sec)
+				q6f += float64(n * mf.Sec)
 			}
 		}
 	}

@@ -62,25 +62,25 @@ func PlotSVG(w io.Writer, sweep [][]Accuracy, title string) error {
 	if ly1 == ly0 {
 		ly1++
 	}
-	x := func(k int) float64 { return left + (math.Log2(float64(k))-lx0)/(lx1-lx0)*pw }
-	y := func(e float64) float64 { return top + (ly1-math.Log10(e))/(ly1-ly0)*ph }
+	x := func(k int) float64 { return left + float64((math.Log2(float64(k))-lx0)/(lx1-lx0)*pw) }
+	y := func(e float64) float64 { return top + float64((ly1-float64(math.Log10(e)))/(ly1-ly0)*ph) }
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n", W, H, W, H)
 	fmt.Fprintf(&b, "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n", W, H)
 	fmt.Fprintf(&b, "<text x=\"%d\" y=\"22\" %s font-size=\"15\">%s</text>\n", left, fontFamily, escape(title))
 	for e := lx0; e <= lx1; e++ {
-		px := left + (e-lx0)/(lx1-lx0)*pw
+		px := left + float64((e-lx0)/(lx1-lx0)*pw)
 		fmt.Fprintf(&b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" %s/>\n", px, top, px, top+ph, gridStyle)
 		fmt.Fprintf(&b, "<text x=\"%.1f\" y=\"%d\" %s font-size=\"12\" text-anchor=\"middle\">%d</text>\n", px, top+ph+18, fontFamily, int(math.Exp2(e)))
 	}
 	for e := ly0; e <= ly1; e++ {
 		for m := 1; m < 10; m++ {
-			v := math.Log10(float64(m)) + e
+			v := float64(math.Log10(float64(m))) + e
 			if v > ly1 {
 				break
 			}
-			py := top + (ly1-v)/(ly1-ly0)*ph
+			py := top + float64((ly1-v)/(ly1-ly0)*ph)
 			fmt.Fprintf(&b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" %s/>\n", left, py, left+pw, py, gridStyle)
 			if m == 1 {
 				fmt.Fprintf(&b, "<text x=\"%d\" y=\"%.1f\" %s font-size=\"12\" text-anchor=\"end\">1e%d</text>\n", left-6, py+4, fontFamily, int(e))
