@@ -50,7 +50,8 @@ flags (accuracy):
   --svg FILE       with --k-sweep: draw relative RMS error against K for both paths
   --gguf FILE      read the weights from this GGUF file (a 2-D tensor of a covered type)
   --tensor NAME    the tensor of --gguf (K = ne0, N = ne1)
-  --rows N         with --gguf: only the first N rows  [all]
+  --rows N         with --gguf: the first N rows (0: all; the fp64 reference holds
+                   N*K float64)  [1024]
   --acts FILE      with --gguf: activations, K raw little-endian float32  [generated]
 flags (cost):
   --arch NAME      P100 (GP100, sm_60: the note's GPU) or P40 (GP102, sm_61)  [P100]
@@ -65,7 +66,7 @@ flags (cost):
 example:
   simrun fp16 accuracy --k 5120 --n 256
   simrun fp16 accuracy --types q4_K,q5_K,q6_K --k-sweep 256,1024,4096,16384 --seeds 4 --svg acc.svg
-  simrun fp16 accuracy --gguf model.gguf --tensor blk.0.attn_q.weight --rows 512
+  simrun fp16 accuracy --gguf model.gguf --tensor blk.0.ffn_down.weight --rows 512
   simrun fp16 cost --shape 5120,17408 --batch 1,5
   simrun fp16 cost --note
   simrun fp16 cost --counts
@@ -164,7 +165,7 @@ func cmdFP16Accuracy(args []string, stdout, stderr io.Writer) int {
 	svg := fl.String("svg", "", "")
 	ggufPath := fl.String("gguf", "", "")
 	tensor := fl.String("tensor", "", "")
-	rows := fl.Int("rows", 0, "")
+	rows := fl.Int("rows", 1024, "")
 	acts := fl.String("acts", "", "")
 	asJSON := fl.Bool("json", false, "")
 	if err := fl.Parse(args); err != nil {
@@ -190,7 +191,7 @@ func cmdFP16Accuracy(args []string, stdout, stderr io.Writer) int {
 			return fp16Fail(stderr, "accuracy", usagef("--gguf needs --tensor NAME"))
 		}
 		if *rows < 0 {
-			return fp16Fail(stderr, "accuracy", usagef("--rows %d: want a positive count (0: all)", *rows))
+			return fp16Fail(stderr, "accuracy", usagef("--rows %d: want a count of rows (0: all)", *rows))
 		}
 		a, err := fp16GGUFAccuracy(*ggufPath, *tensor, *rows, *acts, *seed)
 		if err != nil {

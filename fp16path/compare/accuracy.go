@@ -37,10 +37,10 @@ type Accuracy struct {
 	Q8_1Quant float64
 }
 
-// P100 is the device whose launch plan the q8_1 path is simulated with (sim.Lookup
+// MMVQDevice is the device whose launch plan the q8_1 path is simulated with (sim.Lookup
 // "P100", cc 6.0, the note's GPU). The q8_1 path's integer dot products are exact on any
 // device; its float32 steps follow the simulator's model of ggml's source.
-var P100 = mustDevice("P100")
+var MMVQDevice = mustDevice("P100")
 
 func mustDevice(name string) sim.Device {
 	d, err := sim.Lookup(name)
@@ -74,7 +74,7 @@ func Measure(t quant.Type, x []byte, K, N int, y []float32) (Accuracy, error) {
 	if err != nil {
 		return a, fmt.Errorf("compare: %w", err)
 	}
-	q, err := mmvq.MulMatQ8(P100, t, x, K, N, yq, 1, nil)
+	q, err := mmvq.MulMatQ8(MMVQDevice, t, x, K, N, yq, 1, nil)
 	if err != nil {
 		return a, fmt.Errorf("compare: q8_1 path: %w", err)
 	}

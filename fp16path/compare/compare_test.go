@@ -102,6 +102,15 @@ func TestInstructions(t *testing.T) {
 				if p == compare.FP16 && c1[compare.HF2] != 16 {
 					t.Errorf("%v: %g HFMA2 per 32 weights, want 16 (8 per group of 16)", ty, c1[compare.HF2])
 				}
+				// fp16path.Unpack: 2 PRMT per 4 codes, 16 per 32 weights; the IQ4 types
+				// add ggml's table lookup, 8 PRMT per word of 8 indices.
+				wantPRMT := 16.0
+				if ty == quant.IQ4_XS || ty == quant.IQ4_NL {
+					wantPRMT = 48
+				}
+				if p == compare.FP16 && c1[compare.PRMT] != wantPRMT {
+					t.Errorf("%v: %g PRMT per 32 weights, want %g", ty, c1[compare.PRMT], wantPRMT)
+				}
 			}
 			if p != compare.Q8_1 {
 				continue
@@ -111,7 +120,7 @@ func TestInstructions(t *testing.T) {
 			if old[compare.DP4A] != 0 || neu[compare.DP4A] < 8 {
 				t.Errorf("%v: DP4A on sm_60 %g, on sm_61 %g", ty, old[compare.DP4A], neu[compare.DP4A])
 			}
-			if d := old[compare.IHALF] - neu[compare.IHALF]; d != 8*8 {
+			if d := old[compare.SHF] - neu[compare.SHF]; d != 8*8 {
 				t.Errorf("%v: sm_60 adds %g byte extracts per 32 weights, want 64 (8 dp4a)", ty, d)
 			}
 		}

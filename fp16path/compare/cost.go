@@ -14,18 +14,19 @@ type Class int
 
 // The classes of the cost model. The SASS they stand for on Pascal is in the comments.
 const (
-	LD    Class = iota // global/L1 load, counted in 32-bit words per lane (LDG.128 = 4)
-	F32                // FFMA, FMUL, FADD
-	HF2                // HFMA2 (half2 fma)
-	IALU               // IADD, LOP3, XMAD (16-bit multiply-add), ISETP: full-rate integer
-	IHALF              // SHF, PRMT, BFE: shifts and byte permutes, half rate on GP100
-	CVT                // I2F, F2F (half <-> float), I2I: conversions
-	DP4A               // IDP.4A: the int8 dot product (sm_61 and up)
-	SHFL               // warp shuffle
+	LD   Class = iota // global/L1 load, counted in 32-bit words per lane (LDG.128 = 4)
+	F32               // FFMA, FMUL, FADD
+	HF2               // HFMA2 (half2 fma)
+	IALU              // IADD, LOP3, XMAD (16-bit multiply-add), ISETP: full-rate integer
+	SHF               // SHF, BFE: shifts and bit-field (byte) extracts, half rate on GP100
+	PRMT              // PRMT (__byte_perm), half rate on GP100
+	CVT               // I2F, F2F (half <-> float), I2I: conversions
+	DP4A              // IDP.4A: the int8 dot product (sm_61 and up)
+	SHFL              // warp shuffle
 	NumClasses
 )
 
-var classNames = [NumClasses]string{"LD", "F32", "HF2", "IALU", "IHALF", "CVT", "DP4A", "SHFL"}
+var classNames = [NumClasses]string{"LD", "F32", "HF2", "IALU", "SHF", "PRMT", "CVT", "DP4A", "SHFL"}
 
 // String returns the class's short name.
 func (c Class) String() string {
@@ -69,7 +70,7 @@ type Arch struct {
 // 608 GB/s streamed with 128-bit coalesced reads.
 var GP100 = Arch{
 	Name: "P100", CC: 600, SMs: 56, ClockGHz: 1.045, BandwidthGBs: 608,
-	Rate:   [NumClasses]float64{LD: 16, F32: 64, HF2: 64, IALU: 64, IHALF: 32, CVT: 16, DP4A: 0, SHFL: 32},
+	Rate:   [NumClasses]float64{LD: 16, F32: 64, HF2: 64, IALU: 64, SHF: 32, PRMT: 32, CVT: 16, DP4A: 0, SHFL: 32},
 	Source: "CUDA C++ Programming Guide throughput table (cc 6.0); clock from the note's 14.98 TFLOP/s HFMA2; 608 GB/s from the note",
 }
 
@@ -78,7 +79,7 @@ var GP100 = Arch{
 // there. Nominal numbers (boost clock, datasheet bandwidth), not measured.
 var GP102 = Arch{
 	Name: "P40", CC: 610, SMs: 30, ClockGHz: 1.531, BandwidthGBs: 346,
-	Rate:   [NumClasses]float64{LD: 32, F32: 128, HF2: 1, IALU: 128, IHALF: 64, CVT: 32, DP4A: 128, SHFL: 32},
+	Rate:   [NumClasses]float64{LD: 32, F32: 128, HF2: 1, IALU: 128, SHF: 64, PRMT: 64, CVT: 32, DP4A: 128, SHFL: 32},
 	Source: "CUDA C++ Programming Guide throughput table (cc 6.1); P40 datasheet (1.531 GHz boost, 346 GB/s, 47 TOPS int8)",
 }
 
@@ -130,25 +131,25 @@ var fp16Weight = map[quant.Type]Counts{
 	// 16 bytes of nibbles per group loaded (4 words, half the bits used: 8 words per 32
 	// weights), LOP3 mask per word (8), SHF for the high nibbles (4 on average), 16 PRMT;
 	// the 6-bit scale and min: 1 load, 3 SHF + 3 LOP3, 2 I2F, 2 FMUL; d, dmin per 256.
-	quant.Q4_K: {LD: 9.125, IALU: 11, IHALF: 23, CVT: 2.25, F32: 2},
+	quant.Q4_K: {LD: 9.125, IALU: 11, SHF: 7, PRMT: 16, CVT: 2.25, F32: 2},
 	// Q4_K plus 8 words of qh per 32 weights (one bit used per byte), and per word one SHF
 	// and one LOP3 to place the bit at bit 4.
-	quant.Q5_K: {LD: 17.125, IALU: 19, IHALF: 31, CVT: 2.25, F32: 2},
+	quant.Q5_K: {LD: 17.125, IALU: 19, SHF: 15, PRMT: 16, CVT: 2.25, F32: 2},
 	// ql nibbles (8 words, LOP3 and 4 SHF) and qh 2-bit fields (8 words, SHF and LOP3
 	// each), one LOP3 merge per word, 16 PRMT; an int8 scale per 16 values (2 loads,
 	// 2 I2F, 2 FMUL), d per 256.
-	quant.Q6_K: {LD: 18.125, IALU: 24, IHALF: 28, CVT: 2.125, F32: 2},
+	quant.Q6_K: {LD: 18.125, IALU: 24, SHF: 12, PRMT: 16, CVT: 2.125, F32: 2},
 	// qs 2-bit fields and the hmask bit (8 + 8 words, SHF and LOP3 each, a merge LOP3),
 	// 16 PRMT; the 6-bit scales packed in 12 bytes (~4 SHF, 4 LOP3, the -32), 2 I2F.
-	quant.Q3_K: {LD: 17.125, IALU: 30, IHALF: 36, CVT: 2.125, F32: 2},
+	quant.Q3_K: {LD: 17.125, IALU: 30, SHF: 20, PRMT: 16, CVT: 2.125, F32: 2},
 	// 4 words of indices per 32 values looked up in the +128 codebook as ggml's
 	// get_int_from_table_16 does (8 PRMT, 3 SHF, 2 LOP3 per word), 16 PRMT to halves;
 	// the 6-bit sub-block scale (4 SHF, 3 LOP3/IADD, 1 I2F, 1 FMUL), d per 256.
-	quant.IQ4_XS: {LD: 5.125, IALU: 11, IHALF: 64, CVT: 1.125, F32: 1},
+	quant.IQ4_XS: {LD: 5.125, IALU: 11, SHF: 16, PRMT: 48, CVT: 1.125, F32: 1},
 	// as IQ4_XS with d per 32 values and no sub-block scale.
-	quant.IQ4_NL: {LD: 4.5, IALU: 8, IHALF: 60, CVT: 1},
+	quant.IQ4_NL: {LD: 4.5, IALU: 8, SHF: 12, PRMT: 48, CVT: 1},
 	// 8 words of bytes, LOP3 xor 0x80808080 each, 16 PRMT, d per 32.
-	quant.Q8_0: {LD: 8.5, IALU: 8, IHALF: 16, CVT: 1},
+	quant.Q8_0: {LD: 8.5, IALU: 8, PRMT: 16, CVT: 1},
 }
 
 // q8_1 path (ggml vecdotq.cuh, the vec_dot_*_q8_1 of each type at its MMVQ VDR): per 32
@@ -158,26 +159,26 @@ var q8Blocks = map[quant.Type]PerBlock{
 	// get_scale_min_k4 extraction (4 SHF, 4 LOP3 per call), (v >> 4i) & 0x0F0F0F0F
 	// (2 SHF, 4 LOP3), dm4 H2F (2); per column: 4 u words and 2 ds per call, 4 + 4 dp4a,
 	// dot·sc and dot·m (XMAD, I2F, FFMA each), d8 H2F, the final FMUL/FFMA and FADD.
-	quant.Q4_K: {Weight: Counts{LD: 10, IALU: 16, IHALF: 12, CVT: 4}, Column: Counts{LD: 12, DP4A: 8, IALU: 8, CVT: 12, F32: 14}, Ones: 8},
+	quant.Q4_K: {Weight: Counts{LD: 10, IALU: 16, SHF: 12, CVT: 4}, Column: Counts{LD: 12, DP4A: 8, IALU: 8, CVT: 12, F32: 14}, Ones: 8},
 	// as Q4_K, plus the qh words (2 loads per call) and per word a SHF and a LOP3.
-	quant.Q5_K: {Weight: Counts{LD: 14, IALU: 24, IHALF: 20, CVT: 4}, Column: Counts{LD: 12, DP4A: 8, IALU: 8, CVT: 12, F32: 14}, Ones: 8},
+	quant.Q5_K: {Weight: Counts{LD: 14, IALU: 24, SHF: 20, CVT: 4}, Column: Counts{LD: 12, DP4A: 8, IALU: 8, CVT: 12, F32: 14}, Ones: 8},
 	// vec_dot_q6_K_q8_1 (VDR 1, 8 weights per call, 4 calls): ql, qh, 2 scales and d
 	// loaded per call; per i < 2: vil (SHF, LOP3), vih (SHF, LOP3), the OR, and
 	// __vsubss4, which sm_60 has no instruction for (taken as 4 byte extracts and 6 ALU);
 	// per column: 2 u, 2 ds, 2 dp4a, dot·sc (XMAD), I2F, d8 H2F, FFMA, then d·sumf and
 	// the FADD.
-	quant.Q6_K: {Weight: Counts{LD: 20, IALU: 72, IHALF: 44, CVT: 12}, Column: Counts{LD: 16, DP4A: 8, IALU: 8, CVT: 16, F32: 16}},
+	quant.Q6_K: {Weight: Counts{LD: 20, IALU: 72, SHF: 44, CVT: 12}, Column: Counts{LD: 16, DP4A: 8, IALU: 8, CVT: 16, F32: 16}},
 	// vec_dot_q3_K_q8_1 (VDR 1, 16 weights per call, 2 calls): per i < 4 the 6-bit scale
 	// from two bytes (2 loads, 3 SHF, 3 ALU), vil (SHF, LOP3), vih (2 SHF, LOP3) and
 	// __vsubss4 (4 + 6); per column: 4 u, 4 ds, 4 dp4a, XMAD, I2F, H2F, FFMA each.
-	quant.Q3_K: {Weight: Counts{LD: 22, IALU: 88, IHALF: 80, CVT: 2}, Column: Counts{LD: 16, DP4A: 8, IALU: 8, CVT: 16, F32: 12}},
+	quant.Q3_K: {Weight: Counts{LD: 22, IALU: 88, SHF: 80, CVT: 2}, Column: Counts{LD: 16, DP4A: 8, IALU: 8, CVT: 16, F32: 12}},
 	// vec_dot_iq4_xs_q8_1 (VDR 4, one call per 32 weights): 4 words, the scale bytes,
 	// d; get_int_from_table_16 per word (8 PRMT, 3 SHF, 2 LOP3); the scale (4 SHF, 3 ALU,
 	// I2F, FMUL); per column: 8 u words, 1 ds, 8 dp4a, I2F, H2F, 2 FMUL, FADD.
-	quant.IQ4_XS: {Weight: Counts{LD: 7, IALU: 11, IHALF: 48, CVT: 2, F32: 1}, Column: Counts{LD: 9, DP4A: 8, CVT: 2, F32: 3}},
+	quant.IQ4_XS: {Weight: Counts{LD: 7, IALU: 11, SHF: 16, PRMT: 32, CVT: 2, F32: 1}, Column: Counts{LD: 9, DP4A: 8, CVT: 2, F32: 3}},
 	// vec_dot_iq4_nl_q8_1 (VDR 2, 2 calls): 2 words and d per call, the table lookup;
 	// per column: 4 u and 1 ds per call, 4 dp4a, I2F, H2F, FMULs and FADD.
-	quant.IQ4_NL: {Weight: Counts{LD: 6, IALU: 8, IHALF: 44, CVT: 2}, Column: Counts{LD: 10, DP4A: 8, CVT: 4, F32: 6}},
+	quant.IQ4_NL: {Weight: Counts{LD: 6, IALU: 8, SHF: 12, PRMT: 32, CVT: 2}, Column: Counts{LD: 10, DP4A: 8, CVT: 4, F32: 6}},
 	// vec_dot_q8_0_q8_1 (VDR 2, 8 weights per call, 4 calls): 2 words and d per call;
 	// per column: 2 u words and ds, 2 dp4a, I2F, H2F, d8·d, ·sumi, FADD.
 	quant.Q8_0: {Weight: Counts{LD: 12, CVT: 4}, Column: Counts{LD: 12, DP4A: 8, CVT: 8, F32: 12}},
@@ -217,8 +218,8 @@ func Instructions(a Arch, p Path, t quant.Type, m int) (Counts, error) {
 		if a.Rate[DP4A] == 0 {
 			n := col[DP4A]
 			col[DP4A] = 0
-			w[IHALF] += float64(4 * n)
-			col[IHALF] += float64(4 * n)
+			w[SHF] += float64(4 * n)
+			col[SHF] += float64(4 * n)
 			col[IALU] += float64(4*n) + float64(4*b.Ones)
 		} else {
 			col[DP4A] += b.Ones
