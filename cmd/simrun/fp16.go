@@ -38,10 +38,10 @@ counts per 32 weights and the architecture's issue rates (PRMT and shifts half r
 GP100; no DP4A below sm_61, so the q8_1 path's int8 dots are scalar), DRAM time from the
 bytes moved, the larger of the two, and which path is faster by how much. --note compares
 the model with the note's measurements. The tables and their derivation:
-docs/fp16-cost.md.
+docs/fp16-compare.md.
 
 flags (accuracy):
-  --types T,...    types (default all the path covers: {{types}})
+  --types T,...    types: {{types}}  [all]
   --k K            values per row  [4096]
   --k-sweep K,...  several K (e.g. 256,512,1024,2048,4096,8192,16384): one table per K
   --n N            rows  [256]
@@ -80,7 +80,7 @@ func fp16HelpText() string {
 	for _, t := range fp16path.Types() {
 		types = append(types, t.String())
 	}
-	return strings.ReplaceAll(fp16Help, "{{types}}", strings.Join(types, ", "))
+	return strings.ReplaceAll(fp16Help, "{{types}}", wrap(types, 36))
 }
 
 func cmdFP16(args []string, stdout, stderr io.Writer) int {

@@ -118,7 +118,7 @@ type PerBlock struct {
 }
 
 // Counts per 32 weights, from the structure of each path's source, per lane. The tables
-// are the model; docs/fp16-cost.md derives every entry.
+// are the model; docs/fp16-compare.md derives every entry.
 //
 // fp16 path (fp16path: groups of 16 values, 8 PRMT and 8 HFMA2 each; see its doc.go):
 // per column and 32 weights it loads 16 half2 words (64 B) of activations, two block sums

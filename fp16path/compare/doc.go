@@ -29,7 +29,7 @@
 // each path's source (fp16path's groups of 16 values: loads, PRMT, LOP3, SHF, HFMA2,
 // conversions; ggml's vec_dot_*_q8_1 at their VDR), with the q8_1 path's dp4a expanded
 // into byte extracts and 16-bit multiply-adds where the architecture has no DP4A (sm_60).
-// docs/fp16-cost.md has the tables and what each entry counts. NoteClaims puts the
+// docs/fp16-compare.md has the tables and what each entry counts. NoteClaims puts the
 // predictions beside the note's measurements; Calibrate fits the one free parameter
 // (the clock) to the note's stock-kernel bandwidth.
 //
