@@ -45,10 +45,24 @@
 // d for IQ4_NL and Q8_0) and Mmin = dmin·m, both exact float32 products (an 11-bit half
 // times a 6-bit integer).
 //
-// Step 4, the warp. One row per warp by default (Options.RowsPerWarp: 1..32 rows, 32/R
-// lanes each). Lane l of a row's L lanes takes the groups l, l+L, l+2L, ... in ascending
-// order; the lanes' partials are summed by the xor butterfly of width L
-// (sim.ReduceSumTree, offsets L/2 ... 1). The value of lane 0 is the output.
+// Step 4, the warp. One row per warp by default (Options.RowsPerWarp, or Options.RowMap
+// per matrix row count as the note's GP100_RMAP: 1..32 rows, 32/R lanes each). Lane l of
+// a row's L lanes takes the groups l, l+L, l+2L, ... in ascending order; the lanes'
+// partials are summed by the xor butterfly of width L (sim.ReduceSumTree, offsets L/2 ...
+// 1). The value of lane 0 is the output.
+//
+// Columns (MulMat with M = 2..8, Q4_K, Q5_K and IQ4_XS only). Each column j of src1 is
+// converted on its own (step 1: its own e_b, halves and sums). The warp, lanes and groups
+// are those of one column; a lane, for each of its groups in ascending order, loads the
+// weights and unpacks them (PRMT) once, then runs, for j = 0, 1, ..., M-1 in order, that
+// column's HFMA2 loop (step 3, with the same 8 half2 weights and column j's halves), its
+// float32 epilogue and one FFMA into column j's own partial. The columns' partials are
+// then summed by M independent butterflies. No value of one column enters another's
+// arithmetic, so the float order per column is exactly the one-column order: output (i, j)
+// has the bits of the one-column launch on column j (TestMultiColumnIsColumnByColumn).
+// Other types with 2..8 columns are refused (errors.ErrUnsupported): the note keeps
+// them on ggml's MMVQ ("Q6_K batches stay on the generic path"; its multi-column coverage
+// is Q4_K/Q5_K/IQ4_XS), and tiling dispatches them there.
 //
 // The simulator runs the loop with a fast exact step (hfma.go: c·h·2^-24 + acc is exact in
 // float64 for these operands and is rounded once to binary16); HalfDot, on f16.FMA2, is the
@@ -74,10 +88,9 @@
 //   - The epilogue order: a = lo + hi first; offsets removed in the prescaled domain
 //     before the scale (one FFMA whose product off·2^-24·S_g is exact), the min term in
 //     one FFMA after the scale; the unscale 2^(24-e_b) folded into the lane's FFMA.
-//   - Batch 1 only (the multi-column kernels, fused gate/up/SWIGLU, the conversion cache
-//     and the RMS_NORM fusion are not modelled: MulMat with M != 1 wraps
-//     errors.ErrUnsupported). The conversion cache does not change bits (the conversion is
-//     a pure function of the column).
+//   - Columns: the weights unpacked once per group and reused for every column, each
+//     column with its own accumulators in the one-column order (step 4 above).
+//   - Rows per warp: 1 unless Options say otherwise; the same for every column count.
 //
 // # Proofs of the note's claims, for these choices
 //
@@ -168,7 +181,8 @@
 //     note (speed, KLD) are not modelled, and no CUDA kernel exists here.
 //   - Not wired into tiling or the root package's dispatch (the device check, cc 600, is
 //     the caller's).
-//   - Batch 1 only; K must be a multiple of the type's block size.
+//   - 1 column for every type, 2..8 for Q4_K, Q5_K, IQ4_XS; K must be a multiple of the
+//     type's block size; 2-D matrices only (no channels or samples).
 //   - HFMA2 on sm_60 is taken to be IEEE binary16 fma, round to nearest, subnormals kept
 //     (package f16, fma.rn.f16x2 without .ftz). The note's kernel depends on it: were half
 //     subnormals flushed, every weight c·2^-24 would be zero. It is not measured here.

@@ -28,6 +28,12 @@
 //     MakeMMQPlan adds fallback (ne01 % 128 != 0) and the tile numbers nty, ntx, ntzw,
 //     ntiles, blocks_per_ne00 and blocks_per_iter. The stream-K partition built on those
 //     numbers (grid size, kbc ranges, fixup) belongs to package streamk.
+//   - DecideWith adds choices that are not ggml's, off by default: Options.GP100FP16Path
+//     opts in to the GP100 fp16 matrix-vector path of "patch 0007" (seed note 002, a
+//     local llama.cpp patch, not in ggml), which on sm_60 replaces mul_mat_vec_q for
+//     Q3_K..Q6_K, IQ4_XS, IQ4_NL, Q8_0 with one column and Q4_K/Q5_K/IQ4_XS with 2..8
+//     (UseGP100FP16Path, KernelGP100FP16; package fp16path simulates it). Decide never
+//     returns it.
 //
 // # Sources
 //
