@@ -3,7 +3,6 @@
 package cuda
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/ggsim/ggsim/fp16path"
 	"github.com/ggsim/ggsim/quant"
+	"github.com/ggsim/ggsim/sim"
 )
 
 // TestFP16PathMatchesSimulator runs property-generated cases through the fp16 path's CUDA
@@ -28,12 +28,26 @@ import (
 // the clock; printed either way). Case i draws from PCG(seed, i), so one case can be
 // replayed with GGSIM_FP16_SEED=s GGSIM_FP16_ONLY=i.
 //
-// Every case draws a type, a column count (1 for the types the simulator runs at batch 1
-// only; 1..8 where it models more: fp16MaxCols), K, N, rows per warp, a weight kind
-// (random bytes and scales; the largest codes and scales) and an activation kind (see
-// fp16ActKinds: normal, subnormal blocks, tiny blocks clamped at 2^127, blocks at the
-// 2^15 rounding edge, all at the largest prescaled value, huge). It reports the count per
-// type × columns × variant and the first mismatch in detail.
+// A case is one of three operations:
+//
+//   - mmv: MulMat. A type, a column count (1..8 where fp16path.MultiColumn, else 1), K,
+//     N, rows per warp, a weight kind (random bytes and scales; the largest codes and
+//     scales) and an activation kind per column block (fp16ActKinds: normal, subnormal
+//     blocks, tiny blocks clamped at 2^127, blocks at the 2^15 rounding edge, all at the
+//     largest prescaled value, huge, mixed). Every output compared.
+//   - glu: MulMatSwiGLU, the same draws with a second (up) matrix. The gate and up dot
+//     products the kernel reduced are compared with fp16path.MulMat of each matrix, and
+//     the output with up·silu(gate) as fp16path's epilogue computes it (sim.Div, sim.Add,
+//     sim.Mul) from the device's expf(-gate); where fp16path.MulMatSwiGLU runs (once
+//     MUFU.EX2 is modelled) the output is compared with it as well.
+//   - norm: the fused RMS_NORM*weight writing the conversion. The argument of rsqrtf
+//     (mean + eps, from fp16path.SumSquares), every output from the device's rsqrtf, and
+//     the conversion (halves, exponents, sums) against fp16path.ConvertActivations of the
+//     simulated output; with fp16path.RMSNormMul where it runs (once MUFU.RSQ is
+//     modelled).
+//
+// It reports the count per operation × type × columns × variant and the first mismatch in
+// detail.
 func TestFP16PathMatchesSimulator(t *testing.T) {
 	ctx := gpu(t)
 	p, err := ctx.FP16Path()
@@ -61,9 +75,10 @@ func TestFP16PathMatchesSimulator(t *testing.T) {
 		}
 		last = first + 1
 	}
-	maxCols := fp16MaxCols(t)
+	_, gluErr := fp16path.MulMatSwiGLU(quant.Q8_0, make([]byte, 34), make([]byte, 34), 32, 1, make([]float32, 32), 1, nil)
+	_, normErr := fp16path.RMSNormMul(make([]float32, 32), make([]float32, 32), 1e-6, nil)
 	report(t, "seed %d (GGSIM_FP16_SEED=%d to replay), cases %d..%d, device %s", seed, seed, first, last-1, ctx.Info())
-	report(t, "columns the simulator models per type: %v", maxCols)
+	report(t, "simulator: multi-column types %v; SWIGLU epilogue: %s; RMS_NORM: %s", multiColTypes(), modelled(gluErr), modelled(normErr))
 
 	var (
 		mu       sync.Mutex
@@ -87,47 +102,30 @@ func TestFP16PathMatchesSimulator(t *testing.T) {
 				if i >= last {
 					return
 				}
-				c := drawFP16Case(rand.New(rand.NewPCG(seed, uint64(i))), maxCols)
-				t0 := time.Now()
-				want, err := fp16path.MulMat(c.t, c.x, c.K, c.N, c.y, c.M, &fp16path.Options{RowsPerWarp: c.R})
-				t1 := time.Now()
-				simTime.Add(int64(t1.Sub(t0)))
-				if err != nil {
-					t.Errorf("case %d (%s): simulator: %v", i, c, err)
+				c := drawFP16Case(rand.New(rand.NewPCG(seed, uint64(i))))
+				r := c.run(p, gluErr == nil, normErr == nil)
+				simTime.Add(int64(r.sim))
+				gpuTime.Add(int64(r.gpu))
+				if r.err != nil {
+					t.Errorf("case %d (%s): %v", i, c, r.err)
 					continue
-				}
-				got, err := p.MulMat(c.t, c.x, c.K, c.N, c.y, c.M, &fp16path.Options{RowsPerWarp: c.R})
-				gpuTime.Add(int64(time.Since(t1)))
-				if err != nil {
-					t.Errorf("case %d (%s): GPU: %v", i, c, err)
-					continue
-				}
-				mis, at := 0, -1
-				for k := range want {
-					if math.Float32bits(got[k]) != math.Float32bits(want[k]) {
-						if at < 0 {
-							at = k
-						}
-						mis++
-					}
 				}
 				mu.Lock()
-				key := fmt.Sprintf("%-7v cols=%d %s", c.t, c.M, c.variant())
-				s := stats[key]
+				s := stats[c.key()]
 				if s == nil {
 					s = new([2]int)
-					stats[key] = s
+					stats[c.key()] = s
 				}
 				s[0]++
-				outputs += int64(len(want))
-				if mis > 0 {
+				outputs += int64(r.outputs)
+				if r.mismatches > 0 {
 					s[1]++
 					bad++
 					if firstBad == "" {
-						col, row := at/c.N, at%c.N
-						firstBad = fmt.Sprintf("case %d (%s): %d of %d outputs differ; first at row %d col %d: got %#08x (%g) want %#08x (%g)\n%s",
-							i, c, mis, len(want), row, col, math.Float32bits(got[at]), got[at], math.Float32bits(want[at]), want[at],
-							fp16ActDiff(p, c))
+						firstBad = fmt.Sprintf("case %d (%s): %d of %d compared values differ; first: %s", i, c, r.mismatches, r.outputs, r.first)
+						if c.op != "norm" {
+							firstBad += "\n" + fp16ActDiff(p, c)
+						}
 					}
 				}
 				mu.Unlock()
@@ -144,9 +142,9 @@ func TestFP16PathMatchesSimulator(t *testing.T) {
 	slices.Sort(keys)
 	var b strings.Builder
 	for _, k := range keys {
-		fmt.Fprintf(&b, "\n  %-40s %6d cases %6d mismatched", k, stats[k][0], stats[k][1])
+		fmt.Fprintf(&b, "\n  %-46s %6d cases %6d mismatched", k, stats[k][0], stats[k][1])
 	}
-	report(t, "%d cases, %d outputs, %d cases with a mismatch, in %v (simulator %v, GPU %v summed over %d workers); per type x columns x variant:%s",
+	report(t, "%d cases, %d values compared, %d cases with a mismatch, in %v (simulator %v, GPU %v summed over %d workers); per op x type x columns x variant:%s",
 		last-first, outputs, bad, elapsed.Round(time.Millisecond), time.Duration(simTime.Load()).Round(time.Millisecond),
 		time.Duration(gpuTime.Load()).Round(time.Millisecond), runtime.GOMAXPROCS(0), b.String())
 	if bad > 0 {
@@ -154,31 +152,21 @@ func TestFP16PathMatchesSimulator(t *testing.T) {
 	}
 }
 
-// fp16MaxCols returns the largest column count the simulator models for each type:
-// 1..8 where fp16path.MulMat accepts 8 columns, 1 where it answers ErrUnsupported.
-func fp16MaxCols(t *testing.T) map[quant.Type]int {
-	m := map[quant.Type]int{}
-	for _, ty := range fp16path.Types() {
-		bs, ok := fp16BlockValues[ty]
-		if !ok {
-			t.Fatalf("no block size for %v", ty)
-		}
-		rs, err := ty.RowSize(int64(bs))
-		if err != nil {
-			t.Fatal(err)
-		}
-		x := make([]byte, rs)
-		_, err = fp16path.MulMat(ty, x, bs, 1, make([]float32, 8*bs), 8, nil)
-		switch {
-		case err == nil:
-			m[ty] = 8
-		case errors.Is(err, errors.ErrUnsupported):
-			m[ty] = 1
-		default:
-			t.Fatalf("fp16path.MulMat(%v, 8 columns): %v", ty, err)
+func modelled(err error) string {
+	if err == nil {
+		return "modelled (full comparison)"
+	}
+	return fmt.Sprintf("not modelled (%v): compared up to the device's MUFU value", err)
+}
+
+func multiColTypes() []quant.Type {
+	var ts []quant.Type
+	for _, t := range fp16path.Types() {
+		if fp16path.MultiColumn(t) {
+			ts = append(ts, t)
 		}
 	}
-	return m
+	return ts
 }
 
 // fp16BlockValues is each type's block size in values.
@@ -194,29 +182,49 @@ var fp16HalfFields = map[quant.Type][]int{
 }
 
 type fp16Case struct {
+	op         string // "mmv", "glu" or "norm"
 	t          quant.Type
 	K, N, M, R int
 	wKind      string
 	aKind      string
-	x          []byte
+	x, up      []byte
 	y          []float32
+	w          []float32 // norm: the weights (len K)
+	eps        float32
 }
 
 func (c *fp16Case) variant() string { return c.wKind + "/" + c.aKind }
 
+func (c *fp16Case) key() string {
+	if c.op == "norm" {
+		return fmt.Sprintf("norm block=%d %s", fp16path.NormBlockSize(c.K), c.aKind)
+	}
+	return fmt.Sprintf("%s %-7v cols=%d %s", c.op, c.t, c.M, c.variant())
+}
+
 func (c *fp16Case) String() string {
-	return fmt.Sprintf("%v K=%d N=%d cols=%d rows/warp=%d weights=%s activations=%s", c.t, c.K, c.N, c.M, c.R, c.wKind, c.aKind)
+	if c.op == "norm" {
+		return fmt.Sprintf("norm ncols=%d eps=%g activations=%s", c.K, c.eps, c.aKind)
+	}
+	return fmt.Sprintf("%s %v K=%d N=%d cols=%d rows/warp=%d weights=%s activations=%s", c.op, c.t, c.K, c.N, c.M, c.R, c.wKind, c.aKind)
 }
 
 // fp16ActKinds are the activation generators; each fills one 32-value block.
 var fp16ActKinds = []string{"normal", "subnormal", "tiny", "edge", "maxprescaled", "huge", "mixed"}
 
-func drawFP16Case(r *rand.Rand, maxCols map[quant.Type]int) *fp16Case {
+func drawFP16Case(r *rand.Rand) *fp16Case {
+	c := &fp16Case{op: "mmv"}
+	switch r.IntN(8) {
+	case 0, 1:
+		c.op = "glu"
+	case 2:
+		return drawFP16Norm(r)
+	}
 	types := fp16path.Types()
-	c := &fp16Case{t: types[r.IntN(len(types))]}
+	c.t = types[r.IntN(len(types))]
 	c.M = 1
-	if mc := maxCols[c.t]; mc > 1 {
-		c.M = 1 + r.IntN(mc)
+	if fp16path.MultiColumn(c.t) {
+		c.M = 1 + r.IntN(fp16path.MaxColumns)
 	}
 	qk := fp16BlockValues[c.t]
 	c.K = qk * (1 + r.IntN(4096/qk))
@@ -231,7 +239,7 @@ func drawFP16Case(r *rand.Rand, maxCols map[quant.Type]int) *fp16Case {
 		c.wKind = "max"
 	}
 	// Scales: keep every output finite (the simulator's and the GPU's NaN would agree,
-	// but a finite output tells more): |W| <= 2^(dExp+12), |y| <= 2^40 (2^100 for huge),
+	// but a finite output tells more): |W| <= 2^(dExp+12), |y| <= 2^50 (2^100 for huge),
 	// K <= 2^12.
 	dExp := 15
 	if c.aKind == "huge" {
@@ -240,6 +248,10 @@ func drawFP16Case(r *rand.Rand, maxCols map[quant.Type]int) *fp16Case {
 	rs, _ := c.t.RowSize(int64(c.K))
 	c.x = make([]byte, int(rs)*c.N)
 	fillFP16Weights(r, c.t, c.x, c.wKind, dExp)
+	if c.op == "glu" {
+		c.up = make([]byte, len(c.x))
+		fillFP16Weights(r, c.t, c.up, c.wKind, dExp)
+	}
 	c.y = make([]float32, c.K*c.M)
 	for b := 0; b < len(c.y)/32; b++ {
 		kind := c.aKind
@@ -249,6 +261,172 @@ func drawFP16Case(r *rand.Rand, maxCols map[quant.Type]int) *fp16Case {
 		fillFP16Acts(r, c.y[32*b:32*b+32], kind)
 	}
 	return c
+}
+
+// drawFP16Norm draws a fused RMS_NORM case: a row of 32..5120 values (both block sizes of
+// rms_norm_f32) from the activation kinds that keep Σx² finite, weights Gaussian times
+// 2^[-10, 10], eps > 0 (ggml's are 1e-5 and 1e-6; with eps = 0 a row that flushes to zero
+// has no finite output).
+func drawFP16Norm(r *rand.Rand) *fp16Case {
+	c := &fp16Case{op: "norm", M: 1, N: 1, R: 1}
+	c.K = 32 * (1 + r.IntN(160))
+	kinds := []string{"normal", "subnormal", "tiny", "edge", "maxprescaled", "mixed"}
+	c.aKind = kinds[r.IntN(len(kinds))]
+	c.y = make([]float32, c.K)
+	for b := 0; b < c.K/32; b++ {
+		kind := c.aKind
+		if kind == "mixed" {
+			kind = kinds[r.IntN(len(kinds)-1)]
+		}
+		fillFP16Acts(r, c.y[32*b:32*b+32], kind)
+	}
+	c.w = make([]float32, c.K)
+	s := math.Ldexp(1, r.IntN(21)-10)
+	for i := range c.w {
+		c.w[i] = float32(r.NormFloat64() * s)
+	}
+	c.eps = []float32{1e-5, 1e-6, 0x1p-126, 1}[r.IntN(4)]
+	return c
+}
+
+type fp16Result struct {
+	outputs, mismatches int
+	first               string
+	sim, gpu            time.Duration
+	err                 error
+}
+
+// cmp counts one compared value.
+func (r *fp16Result) cmp(what string, got, want float32) {
+	r.outputs++
+	if math.Float32bits(got) != math.Float32bits(want) {
+		if r.mismatches == 0 {
+			r.first = fmt.Sprintf("%s: got %#08x (%g) want %#08x (%g)", what, math.Float32bits(got), got, math.Float32bits(want), want)
+		}
+		r.mismatches++
+	}
+}
+
+// cmpInt counts one compared integer (a conversion's exponent or half).
+func (r *fp16Result) cmpInt(what string, got, want int) {
+	r.outputs++
+	if got != want {
+		if r.mismatches == 0 {
+			r.first = fmt.Sprintf("%s: got %#x want %#x", what, got, want)
+		}
+		r.mismatches++
+	}
+}
+
+// run computes the case on the device and in the simulator and compares.
+func (c *fp16Case) run(p *FP16Path, gluModelled, normModelled bool) (r fp16Result) {
+	opt := &fp16path.Options{RowsPerWarp: c.R}
+	t0 := time.Now()
+	switch c.op {
+	case "mmv":
+		want, err := fp16path.MulMat(c.t, c.x, c.K, c.N, c.y, c.M, opt)
+		t1 := time.Now()
+		r.sim = t1.Sub(t0)
+		if err != nil {
+			r.err = fmt.Errorf("simulator: %w", err)
+			return
+		}
+		got, err := p.MulMat(c.t, c.x, c.K, c.N, c.y, c.M, opt)
+		r.gpu = time.Since(t1)
+		if err != nil {
+			r.err = fmt.Errorf("GPU: %w", err)
+			return
+		}
+		for k := range want {
+			r.cmp(fmt.Sprintf("row %d col %d", k%c.N, k/c.N), got[k], want[k])
+		}
+	case "glu":
+		g, err := fp16path.MulMat(c.t, c.x, c.K, c.N, c.y, c.M, opt)
+		if err != nil {
+			r.err = fmt.Errorf("simulator (gate): %w", err)
+			return
+		}
+		u, err := fp16path.MulMat(c.t, c.up, c.K, c.N, c.y, c.M, opt)
+		if err != nil {
+			r.err = fmt.Errorf("simulator (up): %w", err)
+			return
+		}
+		var full []float32
+		if gluModelled {
+			if full, err = fp16path.MulMatSwiGLU(c.t, c.x, c.up, c.K, c.N, c.y, c.M, opt); err != nil {
+				r.err = fmt.Errorf("simulator (SWIGLU): %w", err)
+				return
+			}
+		}
+		t1 := time.Now()
+		r.sim = t1.Sub(t0)
+		got, tr, err := p.MulMatSwiGLU(c.t, c.x, c.up, c.K, c.N, c.y, c.M, opt)
+		r.gpu = time.Since(t1)
+		if err != nil {
+			r.err = fmt.Errorf("GPU: %w", err)
+			return
+		}
+		for k := range got {
+			at := fmt.Sprintf("row %d col %d", k%c.N, k/c.N)
+			r.cmp(at+" gate", tr[k].Gate, g[k])
+			r.cmp(at+" up", tr[k].Up, u[k])
+			// silu(g) = g / (1 + expf(-g)) with the device's expf (glu.go: silu, swiglu).
+			r.cmp(fmt.Sprintf("%s output (expf(-gate) on the device %#08x)", at, math.Float32bits(tr[k].Expf)),
+				got[k], sim.Mul(u[k], sim.Div(g[k], sim.Add(1, tr[k].Expf))))
+			if full != nil {
+				r.cmp(at+" output against fp16path.MulMatSwiGLU", got[k], full[k])
+			}
+			if e := float64(tr[k].Expf); math.Abs(float64(g[k])) < 80 && math.Abs(e-math.Exp(-float64(g[k]))) > 1e-4*e {
+				// Not a bit-exact comparison: a check that the trace holds expf(-gate) at all.
+				r.err = fmt.Errorf("GPU: %s: expf(-gate) traced as %g for gate %g: not exp(-gate)", at, e, g[k])
+				return
+			}
+		}
+	case "norm":
+		n := c.K
+		arg := sim.Add(sim.Div(fp16path.SumSquares(c.y), float32(n)), c.eps)
+		r.sim = time.Since(t0)
+		t1 := time.Now()
+		got, err := p.RMSNormConvert(c.y, c.w, c.eps)
+		r.gpu = time.Since(t1)
+		if err != nil {
+			r.err = fmt.Errorf("GPU: %w", err)
+			return
+		}
+		t2 := time.Now()
+		r.cmp("rsqrtf argument (mean + eps)", got.RsqrtArg, arg)
+		want := make([]float32, n)
+		for i := range want {
+			want[i] = sim.Mul(sim.Mul(got.Scale, c.y[i]), c.w[i]) // RMSNormMul's dst with the device's rsqrtf
+			r.cmp(fmt.Sprintf("value %d (rsqrtf on the device %#08x)", i, math.Float32bits(got.Scale)), got.Dst[i], want[i])
+		}
+		if normModelled {
+			full, err := fp16path.RMSNormMul(c.y, c.w, c.eps, nil)
+			if err != nil {
+				r.err = fmt.Errorf("simulator (RMSNormMul): %w", err)
+				return
+			}
+			for i := range full {
+				r.cmp(fmt.Sprintf("value %d against fp16path.RMSNormMul", i), got.Dst[i], full[i])
+			}
+		}
+		a, err := fp16path.ConvertActivations(want)
+		if err != nil {
+			r.err = fmt.Errorf("simulator (conversion of the norm's output): %w", err)
+			return
+		}
+		for b, e := range a.Exp {
+			r.cmpInt(fmt.Sprintf("conversion: block %d exponent", b), int(got.Act.Exp[b]), e)
+		}
+		for k, h := range a.H {
+			r.cmpInt(fmt.Sprintf("conversion: value %d half", k), int(got.Act.H[k]), int(h))
+		}
+		for k, s := range a.Sum16 {
+			r.cmp(fmt.Sprintf("conversion: group %d sum", k), got.Act.Sum16[k], s)
+		}
+		r.sim += time.Since(t2)
+	}
+	return
 }
 
 // randHalf returns a finite binary16 with a random sign, a random exponent field in

@@ -170,14 +170,6 @@ func (c *Context) ProbeTiny() (mul, fma [][4]uint32, err error) { return nil, ni
 // FP16Path runs the fp16 path's CUDA kernels; this build cannot make one.
 type FP16Path struct{}
 
-// FP16Activations is what the fp16 path's conversion kernel writes.
-type FP16Activations struct {
-	K, M  int
-	H     []uint16
-	Exp   []int32
-	Sum16 []float32
-}
-
 // FP16Path returns ErrNotBuilt.
 func (c *Context) FP16Path() (*FP16Path, error) { return nil, notBuilt() }
 
@@ -193,3 +185,13 @@ func (p *FP16Path) Activations(y []float32, K, M int) (*FP16Activations, error) 
 
 // Close does nothing.
 func (p *FP16Path) Close() error { return nil }
+
+// MulMatSwiGLU returns ErrNotBuilt.
+func (p *FP16Path) MulMatSwiGLU(t quant.Type, gate, up []byte, K, N int, y []float32, M int, opt *fp16path.Options) ([]float32, []FP16GLUTrace, error) {
+	return nil, nil, notBuilt()
+}
+
+// RMSNormConvert returns ErrNotBuilt.
+func (p *FP16Path) RMSNormConvert(x, w []float32, eps float32) (*FP16Norm, error) {
+	return nil, notBuilt()
+}

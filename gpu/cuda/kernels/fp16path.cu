@@ -1,13 +1,17 @@
 // The GP100 fp16 matrix-vector path (seed note 002, "patch 0007"), as package fp16path
-// specifies it: a line-by-line mirror of fp16path/activations.go (fp16_convert),
-// fp16path/unpack.go (the fp16_load_* functions and fp16_unpack) and fp16path/fp16path.go
-// (fp16_mmv: lanePartials, groupTerm, rowDot). Each function names its Go twin; change both
-// together. Compiled with NVRTC and -use_fast_math for the GPU at hand (CUDA 13 cannot
-// target sm_60; half2 FMA is the same IEEE binary16 arithmetic on sm_90). No header: every
-// float and half operation is inline PTX, so the instructions are the ones the simulator
-// models whatever the compiler flags (mul/add/fma .rn.ftz.f32 = sim.Mul/Add/FMA,
-// fma.rn.f16x2 = f16.FMA2 without .ftz, cvt.rn.f16.f32 = sim.F2H, cvt.f32.f16 = sim.H2F)
-// and no multiply and add can be contracted.
+// specifies it: a line-by-line mirror of fp16path/activations.go (fp16_convert_block:
+// ConvertActivations, prescaleExp), fp16path/unpack.go (load_*: the loaders; the PRMT
+// unpack), fp16path/fp16path.go (fp16_partials, fp16_reduce, fp16_mmv: lanePartials,
+// groupTerm, MulMat), fp16path/glu.go (fp16_mmv_glu: MulMatSwiGLU) and fp16path/norm.go
+// (fp16_rmsnorm_convert: RMSNormMul, SumSquares). Each function names its Go twin; change
+// both together. Compiled with NVRTC and -use_fast_math for the GPU at hand (CUDA 13
+// cannot target sm_60; half2 FMA is the same IEEE binary16 arithmetic on sm_90). No
+// header: the path's float and half operations are inline PTX, so the instructions are
+// the ones the simulator models whatever the compiler does (mul/add/fma .rn.ftz.f32 =
+// sim.Mul/Add/FMA, fma.rn.f16x2 = f16.FMA2 without .ftz, cvt.rn.f16.f32 = sim.F2H,
+// cvt.f32.f16 = sim.H2F) and no multiply and add can be contracted. Only the ggml code the
+// fused epilogues copy (silu's expf and division, rms_norm's division and rsqrtf) is plain
+// C, compiled as ggml's -use_fast_math build compiles it.
 
 typedef unsigned char u8;
 typedef unsigned short u16;
@@ -59,16 +63,14 @@ __device__ __forceinline__ long long halfFixed(u16 h) {
     return (h & 0x8000) ? -v : v;
 }
 
-extern "C" __global__ void fp16_convert(const float *y, int K, int M, u16 *H, int *E, float *S16, int *err) {
+// fp16_convert_block converts block b of one column (ConvertActivations' loop body and
+// prescaleExp): v is the lane's value y_{32b+lane}; the block's half, exponent and two
+// sums go to h[32b+lane], e[b], s16[2b], s16[2b+1]. All 32 lanes of the warp call it.
+// *err as fp16_convert says (block index bi for the message).
+__device__ __forceinline__ void fp16_convert_block(float v, int b, int flat, int bi, u16 *h, int *e_out, float *s16, int *err) {
     const int lane = threadIdx.x & 31;
-    const int w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; // global warp = (column, block)
-    const int nb = K / 32;
-    if (w >= M * nb) return; // whole warps only: blockDim.x is a multiple of 32
-    const int col = w / nb, b = w % nb;
-    const int idx = col * K + 32 * b + lane;
-    const float v = y[idx];
     const u32 vb = __float_as_uint(v);
-    if ((vb & 0x7f800000u) == 0x7f800000u) atomicCAS(err, 0, 1 + idx); // v != v || IsInf(v)
+    if ((vb & 0x7f800000u) == 0x7f800000u) atomicCAS(err, 0, 1 + flat); // v != v || IsInf(v)
     // amax = FMaxf(amax, Abs(v)) over the block: Abs flushes subnormals (FTZ) and clears
     // the sign; for non-negative floats the integer order of the bits is the value order.
     u32 a = vb & 0x7fffffffu;
@@ -85,19 +87,30 @@ extern "C" __global__ void fp16_convert(const float *y, int K, int M, u16 *H, in
         } else {
             if (f2h(fmul(__uint_as_float(a), pow2(e))) == 0x7800) e--; // rounds to 2^15
             if (e < FP16_EMIN) {
-                if (lane == 0) atomicCAS(err, 0, -(1 + col * nb + b));
+                if (lane == 0) atomicCAS(err, 0, -(1 + bi));
                 e = FP16_EMIN; // keep pow2 in range; the result is refused anyway
             }
         }
     }
-    if (lane == 0) E[col * nb + b] = e;
-    const u16 h = f2h(fmul(v, pow2(e))); // a.H[32*b+i] = F2H(Mul(v, s))
-    H[idx] = h;
+    if (lane == 0) e_out[b] = e;
+    const u16 hv = f2h(fmul(v, pow2(e))); // a.H[32*b+i] = F2H(Mul(v, s))
+    h[32 * b + lane] = hv;
     // Sum16: the exact sum of 16 halves (integers h·2^24, |sum| < 2^44), rounded once
-    // (cvt.rn.f32.s64); lanes 0..15 hold group 2b, lanes 16..31 group 2b+1.
-    long long s = halfFixed(h);
+    // (cvt.rn.f32.s64) and scaled back by 2^-24 (exact); lanes 0..15 hold group 2b, lanes
+    // 16..31 group 2b+1.
+    long long s = halfFixed(hv);
     for (int off = 8; off > 0; off >>= 1) s += __shfl_xor_sync(0xffffffffu, s, off);
-    if ((lane & 15) == 0) S16[col * (K / 16) + 2 * b + (lane >> 4)] = fmul(__ll2float_rn(s), FP16_2M24);
+    if ((lane & 15) == 0) s16[2 * b + (lane >> 4)] = fmul(__ll2float_rn(s), FP16_2M24);
+}
+
+extern "C" __global__ void fp16_convert(const float *y, int K, int M, u16 *H, int *E, float *S16, int *err) {
+    const int lane = threadIdx.x & 31;
+    const int w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; // global warp = (column, block)
+    const int nb = K / 32;
+    if (w >= M * nb) return; // whole warps only: blockDim.x is a multiple of 32
+    const int col = w / nb, b = w % nb;
+    fp16_convert_block(y[col * K + 32 * b + lane], b, col * K + 32 * b + lane, w, H + (size_t)col * K, E + (size_t)col * nb,
+                       S16 + (size_t)col * (K / 16), err);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -239,71 +252,167 @@ template <int T> __device__ __forceinline__ void load_group(const u8 *b, int j, 
 }
 
 // ---------------------------------------------------------------------------------------
-// Steps 3 and 4: fp16_mmv (fp16path.go: MulMat, rowDot, lanePartials, groupTerm). A warp
-// computes R rows (rowsPerWarp), L = 32/R lanes each: lane l of row i takes the groups g =
-// l, l+L, ... in ascending order; for each, the weights are loaded and unpacked once and
-// used for every column c < M. The column's partials are summed by the xor butterfly of
-// width L (sim.ReduceSumTree) and lane 0 of the row writes dst[c*N + i].
+// Steps 3 and 4 (fp16path.go: MulMat, lanePartials, groupTerm). A warp computes R rows
+// (rowsPerWarp = Options.RowsPerWarpFor(N)), L = 32/R lanes each: lane l of row i takes
+// the groups g = l, l+L, ... in ascending order; for each, the weights are loaded and
+// unpacked once and used for every column c < M. Each column's partials are summed by the
+// xor butterfly of width L (sim.ReduceSumTree) and lane 0 of the row writes the output.
+
+// fp16_partials is lanePartials for lane l of L of one row xr (row < N): part[c] for c < M.
+template <int T>
+__device__ __forceinline__ void fp16_partials(const u8 *xr, int K, int l, int L, const u32 *H2, const int *E,
+                                              const float *S16, int M, float part[FP16_MAXCOLS]) {
+    typedef fp16_type<T> ty;
+    const int ng = K / 16, gpb = ty::qk / 16;
+    for (int g = l; g < ng; g += L) {
+        fp16_group gr;
+        load_group<T>(xr + (g / gpb) * ty::bs, g % gpb, gr);
+        // unpack: __byte_perm(w, 0, 0x4140) = c0 | c1<<16, 0x4342 = c2 | c3<<16.
+        u32 w[8];
+        for (int i = 0; i < 4; i++) {
+            w[2 * i] = prmt(gr.w[i], 0, 0x4140);
+            w[2 * i + 1] = prmt(gr.w[i], 0, 0x4342);
+        }
+#pragma unroll
+        for (int c = 0; c < FP16_MAXCOLS; c++) {
+            if (c >= M) break;
+            // groupTerm: HalfDot (halfDotCodes), then the float32 epilogue.
+            const u32 *y2 = H2 + (size_t)c * (K / 2) + 8 * g;
+            u32 acc = 0; // (+0, +0)
+            for (int p = 0; p < 8; p++) acc = hfma2(w[p], y2[p], acc);
+            const float a = fadd(h2f((u16)(acc & 0xffff)), h2f((u16)(acc >> 16)));
+            const float s = S16[(size_t)c * ng + g];
+            float t;
+            if (ty::min) {
+                t = ffma(fneg(fmul(gr.m, FP16_2M24)), s, fmul(a, gr.d));
+            } else {
+                t = fmul(ffma(-(float)ty::off * FP16_2M24, s, a), gr.d);
+            }
+            part[c] = ffma(t, pow2(24 - E[(size_t)c * (K / 32) + g / 2]), part[c]);
+        }
+    }
+}
+
+// fp16_reduce is sim.ReduceSumTree over the L lanes of a row: the xor butterfly, offsets
+// L/2 ... 1 (every lane of the warp calls it).
+__device__ __forceinline__ float fp16_reduce(float v, int L) {
+    for (int off = L / 2; off > 0; off >>= 1) v = fadd(v, __shfl_xor_sync(0xffffffffu, v, off, L));
+    return v;
+}
 
 template <int T>
 __device__ __forceinline__ void fp16_mmv(const u8 *x, int K, int N, int rs, const u32 *H2, const int *E,
                                          const float *S16, int M, int R, float *dst) {
-    typedef fp16_type<T> ty;
     const int lane = threadIdx.x & 31;
     const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const int L = 32 / R;
     const int row = warp * R + lane / L, l = lane % L;
-    const int ng = K / 16, gpb = ty::qk / 16;
     float part[FP16_MAXCOLS];
     for (int c = 0; c < FP16_MAXCOLS; c++) part[c] = 0.0f;
-    if (row < N) {
-        const u8 *xr = x + (size_t)row * rs;
-        for (int g = l; g < ng; g += L) {
-            fp16_group gr;
-            load_group<T>(xr + (g / gpb) * ty::bs, g % gpb, gr);
-            // unpack: __byte_perm(w, 0, 0x4140) = c0 | c1<<16, 0x4342 = c2 | c3<<16.
-            u32 w[8];
-            for (int i = 0; i < 4; i++) {
-                w[2 * i] = prmt(gr.w[i], 0, 0x4140);
-                w[2 * i + 1] = prmt(gr.w[i], 0, 0x4342);
-            }
-#pragma unroll
-            for (int c = 0; c < FP16_MAXCOLS; c++) {
-                if (c >= M) break;
-                // groupTerm: HalfDot (halfDotCodes), then the float32 epilogue.
-                const u32 *y2 = H2 + (size_t)c * (K / 2) + 8 * g;
-                u32 acc = 0; // (+0, +0)
-                for (int p = 0; p < 8; p++) acc = hfma2(w[p], y2[p], acc);
-                const float a = fadd(h2f((u16)(acc & 0xffff)), h2f((u16)(acc >> 16)));
-                const float s = S16[(size_t)c * ng + g];
-                float t;
-                if (ty::min) {
-                    t = ffma(fneg(fmul(gr.m, FP16_2M24)), s, fmul(a, gr.d));
-                } else {
-                    t = fmul(ffma(-(float)ty::off * FP16_2M24, s, a), gr.d);
-                }
-                part[c] = ffma(t, pow2(24 - E[(size_t)c * (K / 32) + g / 2]), part[c]);
-            }
-        }
-    }
+    if (row < N) fp16_partials<T>(x + (size_t)row * rs, K, l, L, H2, E, S16, M, part);
 #pragma unroll
     for (int c = 0; c < FP16_MAXCOLS; c++) {
         if (c >= M) break;
-        float v = part[c];
-        for (int off = L / 2; off > 0; off >>= 1) v = fadd(v, __shfl_xor_sync(0xffffffffu, v, off, L));
+        const float v = fp16_reduce(part[c], L);
         if (row < N && l == 0) dst[(size_t)c * N + row] = v;
     }
 }
 
-#define FP16_MMV(name, T)                                                                          \
-    extern "C" __global__ void name(const u8 *x, int K, int N, int rs, const u32 *H2, const int *E, \
-                                    const float *S16, int M, int R, float *dst) {                  \
-        fp16_mmv<T>(x, K, N, rs, H2, E, S16, M, R, dst);                                           \
+// ggml_cuda_op_silu_single (unary.cuh), as ggml writes it; with -use_fast_math expf is
+// ex2.approx.ftz of x·log2(e) and the division MUFU.RCP then FMUL (fp16path/glu.go: silu).
+__device__ __forceinline__ float fp16_silu(float x) { return x / (1.0f + expf(-x)); }
+
+// fp16_mmv_glu is MulMatSwiGLU (glu.go): the gate and up dot products of each row, each
+// exactly fp16_mmv's output, then dst = up · silu(gate) (swiglu: "result *=
+// ggml_cuda_op_silu_single(gate_value)", no bias, no scale). dbg, when not null, gets
+// (gate, up, expf(-gate)) per output for the tests (expf's bits are the device's).
+template <int T>
+__device__ __forceinline__ void fp16_mmv_glu(const u8 *gate, const u8 *up, int K, int N, int rs, const u32 *H2, const int *E,
+                                             const float *S16, int M, int R, float *dst, float *dbg) {
+    const int lane = threadIdx.x & 31;
+    const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int L = 32 / R;
+    const int row = warp * R + lane / L, l = lane % L;
+    float pg[FP16_MAXCOLS], pu[FP16_MAXCOLS];
+    for (int c = 0; c < FP16_MAXCOLS; c++) pg[c] = pu[c] = 0.0f;
+    if (row < N) {
+        fp16_partials<T>(gate + (size_t)row * rs, K, l, L, H2, E, S16, M, pg);
+        fp16_partials<T>(up + (size_t)row * rs, K, l, L, H2, E, S16, M, pu);
     }
-FP16_MMV(fp16_mmv_q4_K, T_Q4_K)
-FP16_MMV(fp16_mmv_q5_K, T_Q5_K)
-FP16_MMV(fp16_mmv_q6_K, T_Q6_K)
-FP16_MMV(fp16_mmv_q3_K, T_Q3_K)
-FP16_MMV(fp16_mmv_iq4_xs, T_IQ4_XS)
-FP16_MMV(fp16_mmv_iq4_nl, T_IQ4_NL)
-FP16_MMV(fp16_mmv_q8_0, T_Q8_0)
+#pragma unroll
+    for (int c = 0; c < FP16_MAXCOLS; c++) {
+        if (c >= M) break;
+        const float g = fp16_reduce(pg[c], L);
+        const float u = fp16_reduce(pu[c], L);
+        if (row < N && l == 0) {
+            float result = u;
+            result *= fp16_silu(g);
+            const size_t o = (size_t)c * N + row;
+            dst[o] = result;
+            if (dbg) {
+                dbg[3 * o] = g;
+                dbg[3 * o + 1] = u;
+                dbg[3 * o + 2] = expf(-g);
+            }
+        }
+    }
+}
+
+#define FP16_MMV(name, T)                                                                                         \
+    extern "C" __global__ void fp16_mmv_##name(const u8 *x, int K, int N, int rs, const u32 *H2, const int *E,    \
+                                               const float *S16, int M, int R, float *dst) {                      \
+        fp16_mmv<T>(x, K, N, rs, H2, E, S16, M, R, dst);                                                          \
+    }                                                                                                             \
+    extern "C" __global__ void fp16_glu_##name(const u8 *gate, const u8 *up, int K, int N, int rs, const u32 *H2, \
+                                               const int *E, const float *S16, int M, int R, float *dst,          \
+                                               float *dbg) {                                                      \
+        fp16_mmv_glu<T>(gate, up, K, N, rs, H2, E, S16, M, R, dst, dbg);                                          \
+    }
+FP16_MMV(q4_K, T_Q4_K)
+FP16_MMV(q5_K, T_Q5_K)
+FP16_MMV(q6_K, T_Q6_K)
+FP16_MMV(q3_K, T_Q3_K)
+FP16_MMV(iq4_xs, T_IQ4_XS)
+FP16_MMV(iq4_nl, T_IQ4_NL)
+FP16_MMV(q8_0, T_Q8_0)
+
+// ---------------------------------------------------------------------------------------
+// The fused single-row RMS_NORM * weight writing the conversion (norm.go: RMSNormMul,
+// SumSquares), one block of NormBlockSize(ncols) threads (256 below 1024 columns, else
+// 1024), as ggml's rms_norm_f32<block_size, do_multiply = true> for one row:
+//   tmp_t = fma(x_c, x_c, tmp_t) for c = t, t+block_size, ...; each warp's butterfly; the
+//   warp sums padded with zeros to 32 lanes, one more butterfly; mean = tmp / ncols;
+//   scale = rsqrtf(mean + eps); dst_c = (scale·x_c)·w_c;
+// then, after a barrier, the block's warps convert dst (fp16_convert_block, warp w takes
+// the 32-value blocks w, w + nwarps, ...) into H, E, S16: the cache entry. dbg, when not
+// null, gets (mean + eps, scale) for the tests (rsqrtf's bits are the device's).
+extern "C" __global__ void __launch_bounds__(1024) fp16_rmsnorm_convert(const float *x, const float *w, int ncols, float eps, float *dst, u16 *H,
+                                                int *E, float *S16, int *err, float *dbg) {
+    __shared__ float s_sum[32];
+    __shared__ float s_scale;
+    const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5, nw = blockDim.x / 32;
+    float tmp = 0.0f;
+    for (int col = tid; col < ncols; col += blockDim.x) tmp = ffma(x[col], x[col], tmp);
+    for (int off = 16; off > 0; off >>= 1) tmp = fadd(tmp, __shfl_xor_sync(0xffffffffu, tmp, off));
+    if (lane == 0) s_sum[wid] = tmp;
+    __syncthreads();
+    if (wid == 0) {
+        float v = lane < nw ? s_sum[lane] : 0.0f;
+        for (int off = 16; off > 0; off >>= 1) v = fadd(v, __shfl_xor_sync(0xffffffffu, v, off));
+        if (lane == 0) {
+            const float mean = v / ncols;
+            const float arg = fadd(mean, eps);
+            const float scale = rsqrtf(arg);
+            s_scale = scale;
+            if (dbg) {
+                dbg[0] = arg;
+                dbg[1] = scale;
+            }
+        }
+    }
+    __syncthreads();
+    const float scale = s_scale;
+    for (int col = tid; col < ncols; col += blockDim.x) dst[col] = fmul(fmul(scale, x[col]), w[col]);
+    __syncthreads();
+    for (int b = wid; b < ncols / 32; b += nw) fp16_convert_block(dst[32 * b + lane], b, 32 * b + lane, b, H, E, S16, err);
+}
