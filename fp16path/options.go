@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ggsim/ggsim/sim"
+	"github.com/ggsim/ggsim/tiling"
 )
 
 // Options are the note's switches (its environment variables) and the path's launch
@@ -134,4 +135,11 @@ func OptionsFromEnv(getenv func(string) string) (Options, error) {
 		o.RowMap = m
 	}
 	return o, nil
+}
+
+// Dispatch returns the tiling options of a build with the patch and these switches: the
+// fp16 path opted in unless o.Disabled (the kill switch). tiling.DecideWith with it is
+// where the path replaces MMVQ; a build without the patch is tiling.Options{}.
+func (o *Options) Dispatch() tiling.Options {
+	return tiling.Options{GP100FP16Path: o == nil || !o.Disabled}
 }

@@ -139,3 +139,25 @@ func TestTypesMatchTiling(t *testing.T) {
 		}
 	}
 }
+
+// TestDispatch: a patched build dispatches a P100 Q4_K matmul to the fp16 path, and the
+// kill switch sends it back to ggml's MMVQ.
+func TestDispatch(t *testing.T) {
+	p100, err := sim.Lookup("P100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := tiling.Shape{K: 4096, N: 4096, M: 1}
+	for _, c := range []struct {
+		o    *fp16path.Options
+		want tiling.Kernel
+	}{{nil, tiling.KernelGP100FP16}, {&fp16path.Options{NoActCache: true}, tiling.KernelGP100FP16}, {&fp16path.Options{Disabled: true}, tiling.KernelMMVQ}} {
+		d, err := tiling.DecideWith(p100, quant.Q4_K, s, c.o.Dispatch())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Kernel != c.want {
+			t.Errorf("%+v: %v, want %v", c.o, d.Kernel, c.want)
+		}
+	}
+}
