@@ -294,47 +294,97 @@ func (p *FP16Path) mulMat(t quant.Type, x, up []byte, K, N int, y []float32, M i
 // result for the fp16 path. len(x) = len(w) must be a positive multiple of 32 (the
 // conversion's block) below 2^24.
 func (p *FP16Path) RMSNormConvert(x, w []float32, eps float32) (*FP16Norm, error) {
+	r, _, err := p.RMSNormMulMat(x, w, eps, quant.Q8_0, nil, 0, nil)
+	return r, err
+}
+
+// RMSNormMulMat is RMSNormConvert followed by one matmul per matrix of mats (type t, N
+// rows of len(x) values each, as the Q, K and V projections after attn_norm) that reads
+// the conversion the norm kernel wrote — the note's activation cache: no matmul converts
+// its input again. outs[m] is fp16path.MulMat of mats[m] with the norm's output as its one
+// column (the cache does not change bits).
+func (p *FP16Path) RMSNormMulMat(x, w []float32, eps float32, t quant.Type, mats [][]byte, N int, opt *fp16path.Options) (*FP16Norm, [][]float32, error) {
 	n := len(x)
 	if n == 0 || n%32 != 0 || n >= 1<<24 || len(w) != n {
-		return nil, fmt.Errorf("cuda: fp16 path: RMS_NORM row of %d values with %d weights: want equal, a positive multiple of 32 below 2^24", n, len(w))
+		return nil, nil, fmt.Errorf("cuda: fp16 path: RMS_NORM row of %d values with %d weights: want equal, a positive multiple of 32 below 2^24", n, len(w))
+	}
+	rs, R := 0, 1
+	if len(mats) > 0 {
+		if opt != nil && opt.Disabled {
+			return nil, nil, fp16path.ErrDisabled
+		}
+		if _, ok := p.mmv[t]; !ok {
+			return nil, nil, fmt.Errorf("cuda: fp16 path: type %v: %w", t, errors.ErrUnsupported)
+		}
+		rs64, err := t.RowSize(int64(n))
+		if err != nil || N <= 0 {
+			return nil, nil, fmt.Errorf("cuda: fp16 path: shape K=%d N=%d for %v: %v", n, N, t, err)
+		}
+		rs = int(rs64)
+		for m, x := range mats {
+			if len(x) != rs*N {
+				return nil, nil, fmt.Errorf("cuda: fp16 path: matrix %d: %d bytes, want %d rows of %d bytes (%v, K=%d)", m, len(x), N, rs, t, n)
+			}
+		}
+		switch R = opt.RowsPerWarpFor(N); R {
+		case 1, 2, 4, 8, 16, 32:
+		default:
+			return nil, nil, fmt.Errorf("cuda: fp16 path: %d rows per warp: want 1, 2, 4, 8, 16 or 32", R)
+		}
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var sizes [fp16NBuf]int
-	sizes[bufY], sizes[bufW], sizes[bufDst], sizes[bufH], sizes[bufE], sizes[bufS], sizes[bufDbg], sizes[bufErr] = 4*n, 4*n, 4*n, 2*n, 4*n/32, 4*n/16, 8, 4
+	sizes[bufX], sizes[bufY], sizes[bufW], sizes[bufDst], sizes[bufH], sizes[bufE], sizes[bufS], sizes[bufDbg], sizes[bufErr] = rs*N, 4*n, 4*n, max(4*n, 4*N), 2*n, 4*n/32, 4*n/16, 8, 4
 	ptr, err := p.bufsFor(sizes)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c := p.c
 	if err := c.CopyToDevice(ptr[bufY], bytesOf(x)); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := c.CopyToDevice(ptr[bufW], bytesOf(w)); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := c.Memset(ptr[bufErr], 0, 4); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	bs := fp16path.NormBlockSize(n)
 	if err := p.norm.Launch(Dim3{1, 1, 1}, Dim3{uint32(bs), 1, 1}, 0,
 		ptr[bufY], ptr[bufW], int32(n), eps, ptr[bufDst], ptr[bufH], ptr[bufE], ptr[bufS], ptr[bufErr], ptr[bufDbg]); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := p.convErr(ptr, n); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r := &FP16Norm{Dst: make([]float32, n), BlockSize: bs}
 	if err := download(c, r.Dst, ptr[bufDst]); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var dbg [2]float32
 	if err := download(c, dbg[:], ptr[bufDbg]); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r.RsqrtArg, r.Scale = dbg[0], dbg[1]
 	if r.Act, err = p.readActs(ptr, n, 1); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return r, nil
+	outs := make([][]float32, len(mats))
+	grid := Dim3{uint32(((N+R-1)/R + 3) / 4), 1, 1}
+	for m, x := range mats {
+		if err := c.CopyToDevice(ptr[bufX], x); err != nil {
+			return nil, nil, err
+		}
+		err := p.mmv[t].Launch(grid, Dim3{128, 1, 1}, 0,
+			ptr[bufX], int32(n), int32(N), int32(rs), ptr[bufH], ptr[bufE], ptr[bufS], int32(1), int32(R), ptr[bufDst])
+		if err != nil {
+			return nil, nil, err
+		}
+		outs[m] = make([]float32, N)
+		if err := download(c, outs[m], ptr[bufDst]); err != nil {
+			return nil, nil, err
+		}
+	}
+	return r, outs, nil
 }

@@ -152,6 +152,33 @@ func TestFP16PathMatchesSimulator(t *testing.T) {
 	for _, k := range keys {
 		fmt.Fprintf(&b, "\n  %-46s %6d cases %6d mismatched", k, stats[k][0], stats[k][1])
 	}
+	// The same counts per operation × type × columns (summed over the variants).
+	sum := map[string]*[2]int{}
+	for k, v := range stats {
+		f := strings.Fields(k)
+		if len(f) > 3 {
+			f = f[:3] // "mmv q4_K cols=3", "norm block=256 normal"
+		}
+		kk := strings.Join(f, " ")
+		if f[0] == "norm" {
+			kk = "norm " + f[1]
+		}
+		if sum[kk] == nil {
+			sum[kk] = new([2]int)
+		}
+		sum[kk][0] += v[0]
+		sum[kk][1] += v[1]
+	}
+	skeys := make([]string, 0, len(sum))
+	for k := range sum {
+		skeys = append(skeys, k)
+	}
+	slices.Sort(skeys)
+	var bs strings.Builder
+	for _, k := range skeys {
+		fmt.Fprintf(&bs, "\n  %-30s %6d cases %6d mismatched", k, sum[k][0], sum[k][1])
+	}
+	report(t, "per op x type x columns:%s", bs.String())
 	report(t, "%d cases, %d values compared, %d cases with a mismatch, in %v (simulator %v, GPU %v summed over %d workers); per op x type x columns x variant:%s",
 		last-first, outputs, bad, elapsed.Round(time.Millisecond), time.Duration(simTime.Load()).Round(time.Millisecond),
 		time.Duration(gpuTime.Load()).Round(time.Millisecond), runtime.GOMAXPROCS(0), b.String())
@@ -196,6 +223,7 @@ type fp16Case struct {
 	wKind      string
 	aKind      string
 	x, up      []byte
+	mats       [][]byte // norm: matrices that read the norm's cached conversion (may be none)
 	y          []float32
 	w          []float32 // norm: the weights (len K)
 	eps        float32
@@ -205,14 +233,18 @@ func (c *fp16Case) variant() string { return c.wKind + "/" + c.aKind }
 
 func (c *fp16Case) key() string {
 	if c.op == "norm" {
-		return fmt.Sprintf("norm block=%d %s", fp16path.NormBlockSize(c.K), c.aKind)
+		k := fmt.Sprintf("norm block=%d %s", fp16path.NormBlockSize(c.K), c.aKind)
+		if len(c.mats) > 0 {
+			k += fmt.Sprintf(" +cached mmv %v", c.t)
+		}
+		return k
 	}
 	return fmt.Sprintf("%s %-7v cols=%d %s", c.op, c.t, c.M, c.variant())
 }
 
 func (c *fp16Case) String() string {
 	if c.op == "norm" {
-		return fmt.Sprintf("norm ncols=%d eps=%g activations=%s", c.K, c.eps, c.aKind)
+		return fmt.Sprintf("norm ncols=%d eps=%g activations=%s, then %d matrices %v N=%d rows/warp=%d on the cached conversion", c.K, c.eps, c.aKind, len(c.mats), c.t, c.N, c.R)
 	}
 	return fmt.Sprintf("%s %v K=%d N=%d cols=%d rows/warp=%d weights=%s activations=%s", c.op, c.t, c.K, c.N, c.M, c.R, c.wKind, c.aKind)
 }
@@ -294,6 +326,25 @@ func drawFP16Norm(r *rand.Rand) *fp16Case {
 		c.w[i] = float32(r.NormFloat64() * s)
 	}
 	c.eps = []float32{1e-5, 1e-6, 0x1p-126, 1}[r.IntN(4)]
+	// Half the time, 1..3 matrices (as Q, K, V after attn_norm) read the conversion the
+	// norm kernel wrote.
+	var types []quant.Type
+	for _, t := range fp16path.Types() {
+		if c.K%fp16BlockValues[t] == 0 {
+			types = append(types, t)
+		}
+	}
+	if r.IntN(2) == 0 {
+		c.t = types[r.IntN(len(types))]
+		c.N = 1 + r.IntN(24)
+		c.R = []int{1, 1, 2, 4, 8, 16, 32}[r.IntN(7)]
+		rs, _ := c.t.RowSize(int64(c.K))
+		for m := 0; m < 1+r.IntN(3); m++ {
+			x := make([]byte, int(rs)*c.N)
+			fillFP16Weights(r, c.t, x, "random", 15)
+			c.mats = append(c.mats, x)
+		}
+	}
 	return c
 }
 
@@ -402,7 +453,7 @@ func (c *fp16Case) run(p *FP16Path, gluModelled, normModelled, emulated bool) (r
 		arg := sim.Add(sim.Div(fp16path.SumSquares(c.y), float32(n)), c.eps)
 		r.sim = time.Since(t0)
 		t1 := time.Now()
-		got, err := p.RMSNormConvert(c.y, c.w, c.eps)
+		got, outs, err := p.RMSNormMulMat(c.y, c.w, c.eps, c.t, c.mats, c.N, opt)
 		r.gpu = time.Since(t1)
 		if err != nil {
 			r.err = fmt.Errorf("GPU: %w", err)
@@ -440,6 +491,18 @@ func (c *fp16Case) run(p *FP16Path, gluModelled, normModelled, emulated bool) (r
 		}
 		for k, s := range a.Sum16 {
 			r.cmp(fmt.Sprintf("conversion: group %d sum", k), got.Act.Sum16[k], s)
+		}
+		// The matrices that read the cached conversion: fp16path.MulMat of the norm's
+		// output (the cache changes no bit).
+		for m, x := range c.mats {
+			want, err := fp16path.MulMat(c.t, x, n, c.N, got.Dst, 1, opt)
+			if err != nil {
+				r.err = fmt.Errorf("simulator (matrix %d after the norm): %w", m, err)
+				return
+			}
+			for i := range want {
+				r.cmp(fmt.Sprintf("matrix %d row %d (on the cached conversion)", m, i), outs[m][i], want[i])
+			}
 		}
 		r.sim += time.Since(t2)
 	}

@@ -11,12 +11,14 @@ import (
 	"testing"
 
 	"github.com/ggsim/ggsim/fp16path"
+	"github.com/ggsim/ggsim/quant"
 )
 
 // TestFP16PathHostEmulation runs kernels/fp16path.cu on the CPU, without a GPU, through
 // FP16Path and compares it with the simulator on a fixed set of small cases: every type,
 // 1 and 8 columns where the simulator has them, MulMat and the fused SWIGLU, every rows per
-// warp, every activation kind, and the fused RMS_NORM at both block sizes.
+// warp, every activation kind, and the fused RMS_NORM at both block sizes with matrices
+// reading its cached conversion.
 //
 // How: the kernel source, less its one-line inline-PTX primitives (each line holding an
 // asm statement), is compiled with the system C++ compiler into a fake libcuda.so.1
@@ -110,6 +112,17 @@ func TestFP16PathHostEmulation(t *testing.T) {
 		}
 		for i := range c.w {
 			c.w[i] = float32(r.NormFloat64())
+		}
+		// Two matrices read the norm's cached conversion.
+		c.t, c.N, c.R = quant.Q8_0, 5, 2
+		if n > 1000 {
+			c.t = quant.IQ4_NL
+		}
+		rs, _ := c.t.RowSize(int64(n))
+		for m := 0; m < 2; m++ {
+			x := make([]byte, int(rs)*c.N)
+			fillFP16Weights(r, c.t, x, "random", 15)
+			c.mats = append(c.mats, x)
 		}
 		cases = append(cases, c)
 	}

@@ -195,3 +195,8 @@ func (p *FP16Path) MulMatSwiGLU(t quant.Type, gate, up []byte, K, N int, y []flo
 func (p *FP16Path) RMSNormConvert(x, w []float32, eps float32) (*FP16Norm, error) {
 	return nil, notBuilt()
 }
+
+// RMSNormMulMat returns ErrNotBuilt.
+func (p *FP16Path) RMSNormMulMat(x, w []float32, eps float32, t quant.Type, mats [][]byte, N int, opt *fp16path.Options) (*FP16Norm, [][]float32, error) {
+	return nil, nil, notBuilt()
+}
