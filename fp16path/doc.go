@@ -74,14 +74,14 @@
 // unary.cuh: silu(x) = x / (1.0f + expf(-x))) under -use_fast_math, without bias or
 // scale terms:
 //
-//	e = expf(-g)          (FNEG exact; expf = MUFU.EX2 of x·log2e: not modelled yet)
+//	e = expf(-g)          (FNEG exact; expf = MUFU.EX2 of x·log2e: sim.Expf, measured)
 //	d = 1 + e             (FADD.FTZ)
 //	s = g · rcp(d)        (fast-math division: MUFU.RCP, FMUL.FTZ; sim.Div)
 //	out = u · s           (FMUL.FTZ)
 //
-// The expf step is a function variable returning ErrExpfNotModelled (errors.ErrUnsupported)
-// until a measured MUFU.EX2 model exists in sim; then only that variable changes. Tests
-// check the structure with a float64 stand-in marked NOT HARDWARE (export_test.go).
+// The expf step is sim.Expf (MUFU.EX2 as measured on an H200 for all 2^32 inputs); it is a
+// function variable so that tests can also check the structure with a float64 stand-in
+// marked NOT HARDWARE (export_test.go).
 //
 // Activation-conversion cache (Cache). One graph evaluation's cache maps a src1 (the
 // slice's identity: its first element's address and length) to its columns' conversions.
@@ -97,8 +97,8 @@
 // t+block_size, ... ("tmp += xi*xi", contracted to FFMA by nvcc's default -fmad=true); each
 // warp's xor butterfly (offsets 16..1) of its lanes' tmp; the block_size/32 warp sums
 // padded with zeros to 32 lanes and one more butterfly (block_reduce); mean = tmp / ncols
-// (MUFU.RCP of float(ncols), FMUL); scale = rsqrtf(mean + eps) (FADD, MUFU.RSQ: not
-// modelled yet, a function variable returning ErrRsqrtNotModelled like expf); dst_c =
+// (MUFU.RCP of float(ncols), FMUL); scale = rsqrtf(mean + eps) (FADD, MUFU.RSQ: sim.Rsqrt,
+// measured on an H200; a function variable like expf); dst_c =
 // (scale·x_c)·w_c (two FMULs, left to right). The note's fusion then converts dst (step 1)
 // and writes the conversion into the cache, keyed by dst, so the matmuls reading dst hit
 // the cache. The reduction order is the choice the note leaves open: we keep ggml's
@@ -260,10 +260,10 @@
 //   - No GPU has run this kernel: the bits are this model's; the measured claims of the
 //     note (speed, KLD) are not modelled. The project's CUDA version of these kernels
 //     (gpu/cuda) runs on the GPU at hand (an H200: CUDA 13 cannot target sm_60).
-//   - expf (MUFU.EX2) and rsqrtf (MUFU.RSQ) under -use_fast_math are not measured: the
-//     fused SWIGLU and RMS_NORM return errors wrapping errors.ErrUnsupported until they
-//     are. MUFU.RCP (the fast-math divisions) is sim.Rcp, measured on sm_90; sm_60's MUFU
-//     is not measured.
+//   - expf (MUFU.EX2), rsqrtf (MUFU.RSQ) and the fast-math divisions (MUFU.RCP) are sim's
+//     models measured on sm_90 (gpu/testdata/h200-mufu); sm_60's MUFU is not measured.
+//     The FFMA contraction of rms_norm's "tmp += xi*xi" is nvcc's default, not read from
+//     the SASS of norm.cu.
 //   - Dispatched only through tiling.DecideWith with the opt-in; the root package's
 //     MulMat (ggml's dispatch) never runs it. MUL_MAT_ID is not covered (the note names
 //     no such kernel).

@@ -1,7 +1,6 @@
 package fp16path_test
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -64,8 +63,19 @@ func ExampleOptionsFromEnv() {
 // The fused gate/up/SWIGLU needs expf under -use_fast_math (MUFU.EX2), which is not
 // measured yet: the call says so with an error wrapping errors.ErrUnsupported.
 func ExampleMulMatSwiGLU() {
-	x := make([]byte, 144) // one Q4_K row of 256 zeros
-	_, err := fp16path.MulMatSwiGLU(quant.Q4_K, x, x, 256, 1, make([]float32, 256), 1, nil)
-	fmt.Println(errors.Is(err, errors.ErrUnsupported))
-	// Output: true
+	x := make([]byte, 144) // one Q4_K row with d = 1, dmin = 0 and small scales and codes
+	x[1] = 0x3c
+	for i := 4; i < 8; i++ {
+		x[i] = 1
+	}
+	for i := 16; i < 144; i++ {
+		x[i] = 0x11
+	}
+	y := make([]float32, 256)
+	for i := range y {
+		y[i] = 0.01
+	}
+	out, err := fp16path.MulMatSwiGLU(quant.Q4_K, x, x, 256, 1, y, 1, nil)
+	fmt.Println(out, err)
+	// Output: [1.2825898] <nil>
 }

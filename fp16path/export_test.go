@@ -30,8 +30,7 @@ func SetSlowHFMA() func() { slowHFMA = true; return func() { slowHFMA = false } 
 func HFMACode(c uint8, h, acc f16.Half) f16.Half { return hfmaCode(c, h, acc) }
 
 // SetStandInMUFU replaces the path's expf and rsqrtf (MUFU.EX2 and MUFU.RSQ under
-// -use_fast_math, not measured: by default they return errors wrapping
-// errors.ErrUnsupported) with stand-ins. NOT HARDWARE: the stand-ins are the correctly
+// -use_fast_math: by default sim's measured models) with stand-ins. NOT HARDWARE: the stand-ins are the correctly
 // rounded float64 functions rounded to float32; MUFU's approximations give other bits.
 // They only let the tests check the epilogues' structure (which values meet in which
 // order, what is cached), never bits a GPU would give. It returns a function restoring

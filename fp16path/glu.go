@@ -7,17 +7,10 @@ import (
 	"github.com/ggsim/ggsim/sim"
 )
 
-// ErrExpfNotModelled is what expf returns until MUFU.EX2 is measured: expf under
-// -use_fast_math compiles to ex2.approx.ftz.f32 (MUFU.EX2) of x·log2(e), whose bits are
-// not modelled yet. It matches errors.ErrUnsupported.
-var ErrExpfNotModelled = fmt.Errorf("fp16path: expf under -use_fast_math (MUFU.EX2) is not measured: %w", sim.ErrUnsupported)
-
-// expf is expf(x) as the SWIGLU epilogue computes it under -use_fast_math, with an error
-// when the bits are not modelled. It is a variable so that the epilogue's structure is
-// fixed now and only this function changes when sim gains a measured MUFU.EX2 model (then
-// it becomes that model and never fails for finite x); tests swap in a stand-in that is
-// marked as not hardware.
-var expf = func(x float32) (float32, error) { return 0, ErrExpfNotModelled }
+// expf is expf(x) as the SWIGLU epilogue computes it under -use_fast_math: sim.Expf,
+// MUFU.EX2 of x·log2(e) as measured on an H200 (gpu/testdata/h200-mufu). It is a variable
+// (with an error result) so that tests can swap in a stand-in marked as not hardware.
+var expf = func(x float32) (float32, error) { return sim.Expf(x), nil }
 
 // silu is ggml_cuda_op_silu_single (unary.cuh), x / (1.0f + expf(-x)), under
 // -use_fast_math: the argument -x is exact (FNEG), 1.0f + e is FADD.FTZ and the division
@@ -49,9 +42,6 @@ func swiglu(up, gate float32) (float32, error) {
 // output (same conversion of y, same lanes, rows per warp and order; the two matrices'
 // weights are unpacked separately) and the epilogue is ggml's SWIGLU with fast-math
 // expf, FADD, MUFU.RCP division and FMUL (see silu). Columns and types are MulMat's.
-//
-// Until MUFU.EX2 is modelled it returns an error wrapping errors.ErrUnsupported
-// (ErrExpfNotModelled) after checking its arguments.
 func MulMatSwiGLU(t quant.Type, gate, up []byte, K, N int, y []float32, M int, opt *Options) ([]float32, error) {
 	var c *Cache
 	return c.MulMatSwiGLU(t, gate, up, K, N, y, M, opt)

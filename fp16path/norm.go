@@ -7,15 +7,10 @@ import (
 	"github.com/ggsim/ggsim/sim"
 )
 
-// ErrRsqrtNotModelled is what rsqrtf returns until MUFU.RSQ is measured: rsqrtf compiles
-// to rsqrt.approx.ftz.f32 (MUFU.RSQ), whose bits are not modelled. It matches
-// errors.ErrUnsupported.
-var ErrRsqrtNotModelled = fmt.Errorf("fp16path: rsqrtf (MUFU.RSQ) is not measured: %w", sim.ErrUnsupported)
-
-// rsqrtf is rsqrtf(x) as rms_norm_f32 computes it, with an error when the bits are not
-// modelled; a variable for the same reason as expf (tests swap in a stand-in marked as
-// not hardware).
-var rsqrtf = func(x float32) (float32, error) { return 0, ErrRsqrtNotModelled }
+// rsqrtf is rsqrtf(x) as rms_norm_f32 computes it under -use_fast_math: sim.Rsqrt,
+// MUFU.RSQ as measured on an H200 (gpu/testdata/h200-mufu); a variable for the same
+// reason as expf (tests swap in a stand-in marked as not hardware).
+var rsqrtf = func(x float32) (float32, error) { return sim.Rsqrt(x), nil }
 
 // NormBlockSize is the CUDA block size ggml's rms_norm_f32 runs a row of ncols values
 // with (rms_norm_mul_f32_cuda, norm.cu): 256 threads for ncols < 1024, else 1024.
@@ -36,7 +31,7 @@ func NormBlockSize(ncols int) int {
 //   - block_reduce<SUM>: each warp's xor butterfly (offsets 16..1) of its 32 threads'
 //     tmp; the block_size/32 warp sums, padded with 0 to 32 lanes, by one more butterfly;
 //   - mean = tmp / ncols (fast-math division: MUFU.RCP of float(ncols), FMUL; sim.Div),
-//     scale = rsqrtf(mean + eps) (FADD, MUFU.RSQ: not modelled yet, see rsqrtf);
+//     scale = rsqrtf(mean + eps) (FADD, MUFU.RSQ: sim.Rsqrt, see rsqrtf);
 //   - dst_c = (scale·x_c)·w_c (two FMUL.FTZ, left to right).
 //
 // The note's fusion (with the cache c non-nil and none of opt.Disabled, opt.NoNormFusion,
@@ -47,9 +42,7 @@ func NormBlockSize(ncols int) int {
 // unfused give the same bits: the fusion changes where the conversion runs, nothing else.
 // Under the fusion len(x) must be a multiple of 32 (the conversion's block).
 //
-// x, w and eps must be finite, eps >= 0 (ggml asserts it), len(x) = len(w) >= 1. Until
-// MUFU.RSQ is modelled it returns an error wrapping errors.ErrUnsupported
-// (ErrRsqrtNotModelled) after checking its arguments.
+// x, w and eps must be finite, eps >= 0 (ggml asserts it), len(x) = len(w) >= 1.
 //
 // CUDA twin: fp16_rmsnorm_convert in gpu/cuda/kernels/fp16path.cu.
 func (c *Cache) RMSNormMul(x, w []float32, eps float32, opt *Options) ([]float32, error) {
