@@ -47,6 +47,8 @@ type Activations struct {
 // A NaN or infinite activation, or a block whose max needs e_b < EMin (max|y| >=
 // 32760·2^103, about 2^118), is an error; the latter wraps errors.ErrUnsupported (the
 // prescale range is not modelled).
+//
+// CUDA twin: fp16_convert_block (and fp16_convert) in gpu/cuda/kernels/fp16path.cu.
 func ConvertActivations(y []float32) (*Activations, error) {
 	K := len(y)
 	if K == 0 || K%32 != 0 {
@@ -85,6 +87,8 @@ func ConvertActivations(y []float32) (*Activations, error) {
 }
 
 // prescaleExp returns e_b for a block whose largest magnitude (after FTZ) is amax.
+//
+// CUDA twin: fp16_convert_block in gpu/cuda/kernels/fp16path.cu.
 func prescaleExp(amax float32) (int, error) {
 	if amax == 0 {
 		return 0, nil

@@ -41,6 +41,8 @@ func MulMat(t quant.Type, x []byte, K, N int, y []float32, M int, opt *Options) 
 // the cache c: a src1 that an earlier matmul or RMSNormMul of this graph evaluation
 // converted is not converted again. The bits are MulMat's. A nil c, or opt.NoActCache,
 // converts every time.
+//
+// CUDA twin: fp16_mmv and the fp16_mmv_TYPE kernels in gpu/cuda/kernels/fp16path.cu.
 func (c *Cache) MulMat(t quant.Type, x []byte, K, N int, y []float32, M int, opt *Options) ([]float32, error) {
 	kr, rs, err := checkCall(t, x, K, N, y, M, opt)
 	if err != nil {
@@ -168,6 +170,8 @@ func checkMatrix(t quant.Type, x []byte, K, N int) (kernel, int, error) {
 // column-j float32 partial with one FFMA. Columns never meet, so each column's partials
 // are those of a one-column launch. The caller sums each column's partials with the xor
 // butterfly (sim.ReduceSumTree over part[j][:lanes]).
+//
+// CUDA twin: fp16_partials in gpu/cuda/kernels/fp16path.cu.
 func lanePartials(kr kernel, row []byte, acts []*Activations, lanes int, part *[MaxColumns][sim.WarpSize]float32) {
 	K := acts[0].K
 	bs := len(row) / (K / kr.qk)
@@ -192,6 +196,8 @@ func lanePartials(kr kernel, row []byte, acts []*Activations, lanes int, part *[
 //	min types:    t = fma(-Mmin·2^-24, S16, a·D)       ≈ Σ (D·c_k - Mmin)·h_k·2^-24
 //
 // (FADD, FFMA, FMUL with FTZ). The caller multiplies by 2^(24-e_b).
+//
+// CUDA twin: fp16_partials, the loop body over the columns in gpu/cuda/kernels/fp16path.cu.
 func groupTerm(kr kernel, gr *group, act *Activations, g int) float32 {
 	var acc f16.Half2
 	if slowHFMA {

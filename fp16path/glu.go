@@ -15,6 +15,8 @@ var expf = func(x float32) (float32, error) { return sim.Expf(x), nil }
 // silu is ggml_cuda_op_silu_single (unary.cuh), x / (1.0f + expf(-x)), under
 // -use_fast_math: the argument -x is exact (FNEG), 1.0f + e is FADD.FTZ and the division
 // is MUFU.RCP then FMUL.FTZ (sim.Div).
+//
+// CUDA twin: fp16_silu in gpu/cuda/kernels/fp16path.cu.
 func silu(x float32) (float32, error) {
 	e, err := expf(sim.Neg(x))
 	if err != nil {
@@ -47,6 +49,8 @@ func MulMatSwiGLU(t quant.Type, gate, up []byte, K, N int, y []float32, M int, o
 
 // MulMatSwiGLU is the package's MulMatSwiGLU with y's conversion through the cache c
 // (converted once for both matrices in any case).
+//
+// CUDA twin: fp16_mmv_glu and the fp16_glu_TYPE kernels in gpu/cuda/kernels/fp16path.cu.
 func (c *Cache) MulMatSwiGLU(t quant.Type, gate, up []byte, K, N int, y []float32, M int, opt *Options) ([]float32, error) {
 	kr, rs, err := checkCall(t, gate, K, N, y, M, opt)
 	if err != nil {

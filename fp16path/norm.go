@@ -43,6 +43,8 @@ func NormBlockSize(ncols int) int {
 // Under the fusion len(x) must be a multiple of 32 (the conversion's block).
 //
 // x, w and eps must be finite, eps >= 0 (ggml asserts it), len(x) = len(w) >= 1.
+//
+// CUDA twin: fp16_rmsnorm_convert in gpu/cuda/kernels/fp16path.cu.
 func (c *Cache) RMSNormMul(x, w []float32, eps float32, opt *Options) ([]float32, error) {
 	if err := opt.check(); err != nil {
 		return nil, err
@@ -95,6 +97,8 @@ func RMSNormMul(x, w []float32, eps float32, opt *Options) ([]float32, error) {
 // SumSquares is the block-reduced Σ x_c² of rms_norm_f32 for one row, in its order (see
 // RMSNormMul): per-thread FFMA chains over the columns t, t+block_size, ...; the warps'
 // butterflies; the butterfly of the warp sums padded with zeros to 32 lanes.
+//
+// CUDA twin: fp16_rmsnorm_convert, its first half in gpu/cuda/kernels/fp16path.cu.
 func SumSquares(x []float32) float32 {
 	bs := NormBlockSize(len(x))
 	var warps [sim.WarpSize]float32

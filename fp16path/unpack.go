@@ -130,6 +130,8 @@ func loadQ8_0(blk []byte, j int, gr *group) {
 // bit patterns __byte_perm(w, 0, 0x4140) = c0 | c1<<16 and __byte_perm(w, 0, 0x4342) =
 // c2 | c3<<16. A half with bit pattern c < 2048 has the value c·2^-24 (a subnormal for
 // c < 1024, 2^-14·(1 + (c-1024)/1024) = c·2^-24 above), so each weight is exactly c·2^-24.
+//
+// CUDA twin: fp16_partials, the two prmt per word; the loaders are load_q4_K ... load_q8_0 in gpu/cuda/kernels/fp16path.cu.
 func unpack(codes *[16]uint8) (w [8]f16.Half2) {
 	for i := 0; i < 4; i++ {
 		word := int32(uint32(codes[4*i]) | uint32(codes[4*i+1])<<8 | uint32(codes[4*i+2])<<16 | uint32(codes[4*i+3])<<24)

@@ -47,6 +47,7 @@ func TestCompileKernels(t *testing.T) {
 		"specials.cu": {".entry float_specials", ".entry byte_perm_list", "mul.ftz.f32", "fma.rn.ftz.f32", "prmt.b32"},
 		"tiny.cu":     {".entry tiny_mul", ".entry tiny_fma", "mul.ftz.f32", "fma.rn.ftz.f32"},
 		"half.cu":     {".entry half_ops", ".entry h2f_all", ".entry half_specials", ".entry f2h_all"},
+		"fp16path.cu": {".entry fp16_convert", ".entry fp16_mmv_q4_K", ".entry fp16_mmv_q8_0", ".entry fp16_glu_iq4_xs", ".entry fp16_rmsnorm_convert", "ex2.approx.ftz.f32", "rsqrt.approx.ftz.f32", "fma.rn.f16x2", "prmt.b32", "cvt.rn.f16.f32", "fma.rn.ftz.f32"},
 	}
 	// These need cuda_fp16.h, which an NVRTC older than 12 does not have built in; the
 	// device tests pass the CUDA include directory (fp16Include).

@@ -45,6 +45,19 @@
 // 580.159.04, CUDA 13.0) is recorded in gpu/testdata/README.md; MeasuredInt8 and the doc
 // comments cite it.
 //
+// The fp16 path (package fp16path, the GP100 matrix-vector path of seed note 002) as real
+// kernels: FP16Path runs kernels/fp16path.cu, a line-by-line mirror of the simulator
+// (each function names its Go twin): fp16_convert (ConvertActivations), fp16_mmv_TYPE for
+// the seven types at 1..8 columns (MulMat), fp16_glu_TYPE (MulMatSwiGLU) and
+// fp16_rmsnorm_convert (RMSNormMul writing the conversion). The path's float32 and half
+// arithmetic is inline PTX (the instructions package sim models); only the ggml code the
+// fused epilogues copy (expf, rsqrtf, the divisions) is plain C under -use_fast_math, and
+// the kernels return what those evaluated (FP16GLUTrace, FP16Norm) so that the tests can
+// compare everything else bit for bit while MUFU.EX2 and MUFU.RSQ are not modelled.
+// TestFP16PathMatchesSimulator is the device check (GGSIM_FP16_CASES, GGSIM_FP16_SEED).
+// sm_60 is not a target of CUDA 13: the kernels are compiled for the device at hand,
+// whose half2 FMA is the same IEEE binary16 arithmetic.
+//
 // Errors. A failed driver call is a *DriverError naming the entry point and the
 // CUresult with its cuGetErrorName/cuGetErrorString; it matches ErrOutOfMemory,
 // ErrNoDevice and ErrNoDriver with errors.Is. A failed NVRTC call is an *NVRTCError with

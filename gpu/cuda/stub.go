@@ -2,7 +2,11 @@
 
 package cuda
 
-import "github.com/ggsim/ggsim/gpu/internal/dl"
+import (
+	"github.com/ggsim/ggsim/fp16path"
+	"github.com/ggsim/ggsim/gpu/internal/dl"
+	"github.com/ggsim/ggsim/quant"
+)
 
 // Built reports whether this build has the GPU backend (the cuda tag and cgo).
 const Built = false
@@ -162,3 +166,37 @@ func (c *Context) ProbeBytePerm(x, y, s []uint32) ([]uint32, error) { return nil
 
 // ProbeTiny returns ErrNotBuilt.
 func (c *Context) ProbeTiny() (mul, fma [][4]uint32, err error) { return nil, nil, notBuilt() }
+
+// FP16Path runs the fp16 path's CUDA kernels; this build cannot make one.
+type FP16Path struct{}
+
+// FP16Path returns ErrNotBuilt.
+func (c *Context) FP16Path() (*FP16Path, error) { return nil, notBuilt() }
+
+// MulMat returns ErrNotBuilt.
+func (p *FP16Path) MulMat(t quant.Type, x []byte, K, N int, y []float32, M int, opt *fp16path.Options) ([]float32, error) {
+	return nil, notBuilt()
+}
+
+// Activations returns ErrNotBuilt.
+func (p *FP16Path) Activations(y []float32, K, M int) (*FP16Activations, error) {
+	return nil, notBuilt()
+}
+
+// Close does nothing.
+func (p *FP16Path) Close() error { return nil }
+
+// MulMatSwiGLU returns ErrNotBuilt.
+func (p *FP16Path) MulMatSwiGLU(t quant.Type, gate, up []byte, K, N int, y []float32, M int, opt *fp16path.Options) ([]float32, []FP16GLUTrace, error) {
+	return nil, nil, notBuilt()
+}
+
+// RMSNormConvert returns ErrNotBuilt.
+func (p *FP16Path) RMSNormConvert(x, w []float32, eps float32) (*FP16Norm, error) {
+	return nil, notBuilt()
+}
+
+// RMSNormMulMat returns ErrNotBuilt.
+func (p *FP16Path) RMSNormMulMat(x, w []float32, eps float32, t quant.Type, mats [][]byte, N int, opt *fp16path.Options) (*FP16Norm, [][]float32, error) {
+	return nil, nil, notBuilt()
+}
