@@ -65,7 +65,7 @@ func TestVerifyBadFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, _ := runCmd(t, "verify", bad, filepath.Join(dir, "missing.gguf"))
-	if code != 1 || strings.Count(out, "ERROR") != 2 || !strings.Contains(out, "verify: 0/0 cases bit-exact") {
+	if code != 3 || strings.Count(out, "ERROR") != 2 || !strings.Contains(out, "verify: 0/0 cases bit-exact") {
 		t.Errorf("exit %d, output:\n%s", code, out)
 	}
 }

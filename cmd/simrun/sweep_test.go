@@ -98,12 +98,12 @@ func TestSweepVerifyFailures(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "sweep verify: 2/2 cases match") {
 		t.Errorf("mmqid: exit %d\n%s", code, out)
 	}
-	if code, _, _ := runCmd(t, "sweep", "verify", filepath.Join(t.TempDir(), "absent.tsv")); code != 1 {
+	if code, _, _ := runCmd(t, "sweep", "verify", filepath.Join(t.TempDir(), "absent.tsv")); code != 3 {
 		t.Errorf("absent file: exit %d", code)
 	}
 	bad := filepath.Join(t.TempDir(), "noheader.tsv")
 	os.WriteFile(bad, []byte("mmq\t1\t0\tq4_0\tK=32 N=1 M=9\tplain\terror: x\n"), 0o644)
-	if code, out, _ := runCmd(t, "sweep", "verify", bad); code != 1 || !strings.Contains(out, "not a sweep header") {
+	if code, out, _ := runCmd(t, "sweep", "verify", bad); code != 3 || !strings.Contains(out, "not a sweep header") {
 		t.Errorf("no header: exit %d\n%s", code, out)
 	}
 }
