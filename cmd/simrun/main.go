@@ -1,6 +1,6 @@
 // Command simrun drives ggsim, the bit-exact simulator of ggml's quantized CUDA matmuls.
 //
-//	simrun verify [--json] [--no-fp64] [FILE.gguf ...]
+//	simrun verify [--json] [--no-fp64] [--coverage] [FILE.gguf ...]
 //
 // verify runs every case of each golden file through the simulator configured for the
 // device and ggml commit the file names, compares every output's float32 bits (the bytes,
@@ -62,7 +62,7 @@ func main() {
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, `usage:
-  simrun verify [--json] [--no-fp64] [FILE.gguf ...]
+  simrun verify [--json] [--no-fp64] [--coverage] [FILE.gguf ...]
                                                        verify golden files (default: the embedded samples)
   simrun explain --device NAME --type T --shape K,N,M [--experts E,U] [--json] [--svg FILE]
                                                        why ggml runs the kernel it runs
