@@ -45,6 +45,9 @@ func conventions() []convention {
 		{cmd: []string{"sweep", "run"}, jsonArgs: func(t *testing.T) []string {
 			return []string{"--kind", "mmq", "--seed", "1", "--range", "0-2", "--out", filepath.Join(t.TempDir(), "r.tsv"), "--json"}
 		}},
+		{cmd: []string{"check"}, jsonArgs: func(*testing.T) []string {
+			return []string{"--type", "q4_0", "--shape", "256,8,2", "--json"}
+		}},
 		{cmd: []string{"devices"}, jsonArgs: func(*testing.T) []string { return []string{"--json"} }},
 		{cmd: []string{"version"}, jsonArgs: func(*testing.T) []string { return []string{"--json"} }},
 	}

@@ -73,6 +73,8 @@ func usage(w io.Writer) {
                                                        write the simulator's own sweep record
   simrun run --type T --shape K,N,M [--seed S] | --gguf FILE --tensor NAME
                                                        a model-like matmul judged against fp64
+  simrun check --type T --shape K,N,M [--experts E,U [--ids I,...]]
+                                                       sanitizer: write races, shared-memory races and poison, aborts
   simrun devices [--json]                              list the device catalog
   simrun version [--json] [--files]                    the modelled ggml commit, kernel fingerprint, toolkit, Go
 
@@ -104,6 +106,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdDevices(args[1:], stdout, stderr)
 	case "version":
 		return cmdVersion(args[1:], stdout, stderr)
+	case "check":
+		return cmdCheck(args[1:], stdout, stderr)
 	case "-h", "-help", "--help":
 		usage(stdout)
 		return exitOK
