@@ -48,6 +48,9 @@ func conventions() []convention {
 		{cmd: []string{"check"}, jsonArgs: func(*testing.T) []string {
 			return []string{"--type", "q4_0", "--shape", "256,8,2", "--json"}
 		}},
+		{cmd: []string{"trace"}, jsonArgs: func(*testing.T) []string {
+			return []string{"--type", "q4_0", "--shape", "256,8,1", "--row", "3", "--json"}
+		}},
 		{cmd: []string{"devices"}, jsonArgs: func(*testing.T) []string { return []string{"--json"} }},
 		{cmd: []string{"version"}, jsonArgs: func(*testing.T) []string { return []string{"--json"} }},
 	}

@@ -75,6 +75,8 @@ func usage(w io.Writer) {
                                                        a model-like matmul judged against fp64
   simrun check --type T --shape K,N,M [--experts E,U [--ids I,...]]
                                                        sanitizer: write races, shared-memory races and poison, aborts
+  simrun trace --type T --shape K,N,M --row R --col C | --golden FILE --case I --row R --col C
+                                                       how one output's bits are made, step by step
   simrun devices [--json]                              list the device catalog
   simrun version [--json] [--files]                    the modelled ggml commit, kernel fingerprint, toolkit, Go
 
@@ -108,6 +110,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdVersion(args[1:], stdout, stderr)
 	case "check":
 		return cmdCheck(args[1:], stdout, stderr)
+	case "trace":
+		return cmdTrace(args[1:], stdout, stderr)
 	case "-h", "-help", "--help":
 		usage(stdout)
 		return exitOK
