@@ -51,6 +51,16 @@ func conventions() []convention {
 		{cmd: []string{"trace"}, jsonArgs: func(*testing.T) []string {
 			return []string{"--type", "q4_0", "--shape", "256,8,1", "--row", "3", "--json"}
 		}},
+		{cmd: []string{"sweep", "digest"}, jsonArgs: func(*testing.T) []string {
+			return []string{"--kind", "q8_1", "--chunks", "1", "--json"}
+		}},
+		{cmd: []string{"digest", "combine"}, positional: true, jsonArgs: func(t *testing.T) []string {
+			p := filepath.Join(t.TempDir(), "p")
+			if code, _, errs := runCmd(t, "sweep", "digest", "--kind", "q8_1", "--chunks", "1", "--out", p); code != 0 {
+				t.Fatalf("exit %d %s", code, errs)
+			}
+			return []string{p, "--json"}
+		}},
 		{cmd: []string{"devices"}, jsonArgs: func(*testing.T) []string { return []string{"--json"} }},
 		{cmd: []string{"version"}, jsonArgs: func(*testing.T) []string { return []string{"--json"} }},
 	}

@@ -71,6 +71,9 @@ func usage(w io.Writer) {
   simrun sweep verify [--json] [--no-int8-mma] FILE... verify sweep records (made on a GPU by gpu/ggml TestSweepCUDA)
   simrun sweep run --kind mmq|mmqid --seed S --range FROM-TO [--shard i/n] [--no-int8-mma] [--out FILE]
                                                        write the simulator's own sweep record
+  simrun sweep digest --kind q8_1|blocks [--type T] [--chunks N] [--shard i/n] [--out PART]
+                                                       hash a very large check (every float32 through q8_1, ...)
+  simrun digest combine PART...                        join the parts of a sharded digest sweep
   simrun run --type T --shape K,N,M [--seed S] | --gguf FILE --tensor NAME
                                                        a model-like matmul judged against fp64
   simrun check --type T --shape K,N,M [--experts E,U [--ids I,...]]
@@ -112,6 +115,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdCheck(args[1:], stdout, stderr)
 	case "trace":
 		return cmdTrace(args[1:], stdout, stderr)
+	case "digest":
+		return cmdDigest(args[1:], stdout, stderr)
 	case "-h", "-help", "--help":
 		usage(stdout)
 		return exitOK

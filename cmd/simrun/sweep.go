@@ -36,6 +36,8 @@ func cmdSweep(args []string, stdout, stderr io.Writer) int {
 		return cmdSweepVerify(args[1:], stdout, stderr)
 	case "run":
 		return cmdSweepRun(args[1:], stdout, stderr)
+	case "digest":
+		return cmdSweepDigest(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "simrun sweep: unknown command %q\n%s", args[0], sweepHelp)
 	return exitUsage
@@ -43,10 +45,13 @@ func cmdSweep(args []string, stdout, stderr io.Writer) int {
 
 const sweepHelp = `usage: simrun sweep verify [--json] [--no-int8-mma] [--workers N] FILE...
        simrun sweep run --kind mmq|mmqid --seed S --range FROM-TO [--shard i/n] [--out FILE] [--json]
+       simrun sweep digest --kind q8_1|blocks [--type T] [--chunks N] [--shard i/n] [--out PART] [--json]
 
 A sweep is a long list of random cases (oracle/oracletest.Sweep) whose outputs are recorded
 as digests, one line per case: made on a GPU by gpu/ggml TestSweepCUDA, verified here.
-simrun sweep verify -h and simrun sweep run -h list the flags.
+A digest sweep (sweep digest) is too large even for that: it hashes the outputs of every
+chunk into one digest (simrun digest combine joins sharded parts). simrun sweep verify -h,
+simrun sweep run -h and simrun sweep digest -h list the flags.
 
 example:
   simrun sweep verify --no-int8-mma gpu/testdata/h200-cuda13-sweep/sweep-dp4a.tsv
