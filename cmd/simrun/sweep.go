@@ -17,6 +17,7 @@ import (
 	"github.com/ggsim/ggsim"
 	"github.com/ggsim/ggsim/gguf/golden"
 	"github.com/ggsim/ggsim/oracle"
+	"github.com/ggsim/ggsim/oracle/coverage"
 	"github.com/ggsim/ggsim/oracle/oracletest"
 	"github.com/ggsim/ggsim/sim"
 )
@@ -60,7 +61,7 @@ example:
 Exit status: 0 all cases match / no errors, 1 a case does not, 2 usage, 3 unreadable file.
 `
 
-const sweepVerifyHelp = `usage: simrun sweep verify [--json] [--no-int8-mma] [--workers N] FILE...
+const sweepVerifyHelp = `usage: simrun sweep verify [--json] [--no-int8-mma] [--coverage] [--workers N] FILE...
 
 sweep verify regenerates every case of a sweep record (oracle/oracletest.Sweep; made on a
 GPU by gpu/ggml TestSweepCUDA) and runs it through the simulator on the device the record's
@@ -71,10 +72,13 @@ flags:
   --json           one JSON object (docs/json.md): files, counts, failures
   --no-int8-mma    the record was made by a ggml build without int8 MMA and with
                    GGML_CUDA_FORCE_MMQ (sim.Device.NoTuringMMA, ForceMMQ)
+  --coverage       also report which kernel paths the cases exercised and which ones
+                   the device can take but no case did (as simrun verify --coverage)
   --workers N      goroutines across cases (0: GOMAXPROCS)  [0]
 
 example:
   simrun sweep verify --no-int8-mma gpu/testdata/h200-cuda13-sweep/sweep-dp4a.tsv
+  simrun sweep verify --coverage gpu/testdata/h200-cuda13-sweep/sweep-dp4a.tsv
 
 Exit status: 0 when every case matches, 1 when one does not (an unsupported case
 included), 2 for a usage error, 3 when a file is missing or unreadable.
@@ -149,7 +153,7 @@ func noInt8MMA(dev *sim.Device) {
 }
 
 // runSweepCase runs one sweep case through the front door on dev.
-func runSweepCase(impl *ggsim.Simulator, dev sim.Device, c *oracletest.SweepCase) ([]float32, error) {
+func runSweepCase(impl oracle.Impl, dev sim.Device, c *oracletest.SweepCase) ([]float32, error) {
 	switch c.Op {
 	case "mul_mat":
 		return impl.MulMat(dev, c.Type, c.A, c.K, c.N, c.B, c.M)
@@ -190,6 +194,8 @@ type sweepVerifyJSON struct {
 	Cases int             `json:"cases"`
 	Match int             `json:"match"`
 	OK    bool            `json:"ok"`
+	// Coverage is the kernel paths of the cases per device (--coverage).
+	Coverage []coverage.DeviceReport `json:"coverage,omitempty"`
 }
 
 func verdictStatus(v oracletest.SweepVerdict) string {
@@ -211,6 +217,7 @@ func cmdSweepVerify(args []string, stdout, stderr io.Writer) int {
 	asJSON := fl.Bool("json", false, "")
 	noMMA := fl.Bool("no-int8-mma", false, "")
 	workers := fl.Int("workers", 0, "")
+	withCoverage := fl.Bool("coverage", false, "")
 	files, code, ok := sweepVerifyCLI.parse(fl, args, stdout, stderr)
 	if !ok {
 		return code
@@ -218,7 +225,12 @@ func cmdSweepVerify(args []string, stdout, stderr io.Writer) int {
 	if len(files) == 0 {
 		return sweepVerifyCLI.usage(stderr, errors.New("no record file given"))
 	}
-	impl := ggsim.NewSimulator()
+	var impl oracle.Impl = ggsim.NewSimulator()
+	var rec *coverage.Recorder
+	if *withCoverage {
+		rec = coverage.NewRecorder(impl)
+		impl = rec
+	}
 	all := sweepVerifyJSON{OK: true}
 	unreadable := 0
 	for _, path := range files {
@@ -247,8 +259,14 @@ func cmdSweepVerify(args []string, stdout, stderr io.Writer) int {
 	case !all.OK:
 		code = exitFail
 	}
+	if rec != nil {
+		all.Coverage = rec.Report()
+	}
 	if *asJSON {
 		return sweepVerifyCLI.writeJSON(stdout, stderr, all, code)
+	}
+	if rec != nil {
+		writeCoverage(stdout, all.Coverage)
 	}
 	fmt.Fprintf(stdout, "sweep verify: %d/%d cases match\n", all.Match, all.Cases)
 	return code
@@ -256,7 +274,7 @@ func cmdSweepVerify(args []string, stdout, stderr io.Writer) int {
 
 // verifySweepFile verifies one record on the device its header names; readErr is
 // not nil when the file cannot be opened.
-func verifySweepFile(path string, impl *ggsim.Simulator, noMMA bool, workers int) (fr sweepFileJSON, readErr error) {
+func verifySweepFile(path string, impl oracle.Impl, noMMA bool, workers int) (fr sweepFileJSON, readErr error) {
 	fr = sweepFileJSON{File: path}
 	f, err := os.Open(path)
 	if err != nil {
@@ -498,7 +516,7 @@ func cmdSweepRun(args []string, stdout, stderr io.Writer) int {
 const simNoMMAProducer = "ggsim simulator (no int8 MMA, FORCE_MMQ)"
 
 // sweepLine runs case i of the sweep and returns its record line.
-func sweepLine(impl *ggsim.Simulator, dev sim.Device, kind string, seed uint64, i int) string {
+func sweepLine(impl oracle.Impl, dev sim.Device, kind string, seed uint64, i int) string {
 	c, err := oracletest.Sweep(kind, seed, i)
 	if err != nil {
 		return oracletest.SweepResult{Kind: kind, Seed: seed, Index: i, Err: err.Error()}.String()

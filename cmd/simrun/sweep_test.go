@@ -167,3 +167,13 @@ func TestSweepRun(t *testing.T) {
 		}
 	}
 }
+
+// sweep verify --coverage: the dp4a build's record exercises mul_mat_q's dp4a layout,
+// and the coverage is of the device the cases ran on (no int8 MMA: no mma layout).
+func TestSweepVerifyCoverage(t *testing.T) {
+	rec := recordSlice(t, "mmq", 4, nil)
+	code, out, _ := runCmd(t, "sweep", "verify", "--no-int8-mma", rec, "--coverage")
+	if code != 0 || !strings.Contains(out, "coverage on H200: 4 launches") || !strings.Contains(out, "  mmq_path:\n    dp4a") || strings.Contains(out, "mmq_path: mma") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}
