@@ -7,12 +7,12 @@ import (
 // Compare holds the comparison of a result with the bits it should have and with the
 // fp64 truth.
 type Compare struct {
-	N         int // elements compared
-	Differing int // elements whose float32 bits differ from the expected bits
-	First     int // index of the first differing element, -1 if none
+	N         int `json:"n"`         // elements compared
+	Differing int `json:"differing"` // elements whose float32 bits differ from the expected bits
+	First     int `json:"first"`     // index of the first differing element, -1 if none
 	// MaxULP is the largest distance in units in the last place between got and want
 	// (over finite pairs; a NaN/Inf mismatch counts as math.MaxInt64).
-	MaxULP int64
+	MaxULP int64 `json:"max_ulp"`
 }
 
 // BitExact reports whether every element had the expected bits.
@@ -72,13 +72,13 @@ func abs64(x int64) int64 {
 type Errors struct {
 	// NMSE = Σ(got-ref)² / Σref² (test-backend-ops' measure; 0 when ref is all zero and
 	// got equals it, +Inf when ref is all zero and got is not).
-	NMSE float64
+	NMSE float64 `json:"nmse"`
 	// RelRMS = sqrt(NMSE).
-	RelRMS float64
+	RelRMS float64 `json:"rel_rms"`
 	// MaxAbs is max |got-ref|.
-	MaxAbs float64
+	MaxAbs float64 `json:"max_abs"`
 	// NonFinite counts elements of got that are NaN or ±Inf.
-	NonFinite int
+	NonFinite int `json:"non_finite"`
 }
 
 // ErrorsOf computes Errors of got against ref. It panics if the lengths differ.

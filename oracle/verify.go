@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -56,6 +57,25 @@ type FP64Check struct {
 
 // OK reports whether the check passed.
 func (c *FP64Check) OK() bool { return c.Outside == 0 }
+
+// MarshalJSON writes the check with lower-case keys and a non-finite metric as null
+// (JSON has no NaN or Inf; encoding/json would fail on them).
+func (c FP64Check) MarshalJSON() ([]byte, error) {
+	fin := func(x float64) *float64 {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil
+		}
+		return &x
+	}
+	return json.Marshal(struct {
+		NMSE      *float64 `json:"nmse"`
+		RelRMS    *float64 `json:"rel_rms"`
+		MaxAbs    *float64 `json:"max_abs"`
+		NonFinite int      `json:"non_finite"`
+		Outside   int      `json:"outside"`
+		N         int      `json:"n"`
+	}{fin(c.NMSE), fin(c.RelRMS), fin(c.MaxAbs), c.NonFinite, c.Outside, c.N})
+}
 
 // OK reports whether the case passed: bit-exact, and within the fp64 bound where that
 // was checked.

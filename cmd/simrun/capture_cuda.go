@@ -3,7 +3,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -13,12 +12,9 @@ import (
 )
 
 func cmdCapture(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("capture", flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	a, err := parseCaptureArgs(args, fl)
-	if err != nil {
-		fmt.Fprintln(stderr, "simrun capture:", err)
-		return 2
+	a, code, ok := parseCapture(args, stdout, stderr)
+	if !ok {
+		return code
 	}
 	meta := ggml.Meta{Commit: a.commit, Build: a.build, Kernel: a.kernel}
 	lib, err := ggml.Load(a.ggmlDir)
@@ -51,6 +47,24 @@ func cmdCapture(args []string, stdout, stderr io.Writer) int {
 	if err := w.WriteFile(a.out); err != nil {
 		fmt.Fprintln(stderr, "simrun capture:", err)
 		return 1
+	}
+	if a.json {
+		fp := ""
+		if meta.Kernel != nil {
+			fp = meta.Kernel.Fingerprint()
+		}
+		return captureCLI.writeJSON(stdout, stderr, struct {
+			Backend  string `json:"backend"`
+			Device   string `json:"device"`
+			CC       int    `json:"cc"`
+			SMs      int    `json:"sms"`
+			MulMat   int    `json:"mul_mat"`
+			MulMatID int    `json:"mul_mat_id"`
+			Quantize int    `json:"quantize"`
+			Tensors  int    `json:"tensors"`
+			Out      string `json:"out"`
+			Kernel   string `json:"kernel_fingerprint,omitempty"`
+		}{spec.String(), sum.Device.Name, sum.Device.CC, sum.Device.SMCount, sum.MulMat, sum.MulMatID, sum.Quantize, sum.Tensors, a.out, fp}, exitOK)
 	}
 	if meta.Kernel != nil {
 		fmt.Fprintf(stdout, "capture: kernel fingerprint %s of %s (modelled: %s)\n", meta.Kernel.Fingerprint(), a.ggmlSrc, ggmlsrc.ModelledFingerprint())

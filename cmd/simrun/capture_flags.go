@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -27,7 +29,45 @@ type captureArgs struct {
 	ggmlSrc        string
 	kernel         ggmlsrc.Set // the hashes of --ggml-src, nil without it
 	defaultedTypes bool
+	json           bool
 }
+
+const captureHelp = `usage: simrun capture --ggml DIR --out FILE.gguf [--types T,...] [--k K --n N] [--batches 1,2,...]
+                      [--moe E:U:T:B1,...] [--quant-rows R] [--seed S] [--repeat R] [--cpu]
+                      [--device I] [--commit C] [--build B] [--ggml-src DIR] [--json]
+
+capture runs cases through a ggml build loaded at run time (its CUDA backend, or --cpu)
+and writes a golden file that simrun verify reads. It needs a simrun built with the cuda
+tag and cgo (go build -tags cuda ./cmd/simrun) on a machine with the GPU; without them it
+checks its flags and exits 1.
+
+flags:
+  --ggml DIR        directory of a ggml build (libggml-base.so, libggml.so, libggml-cuda.so,
+                    libggml-cpu.so)
+  --out FILE        the golden file to write
+  --types T,...     weight types (ggml names: q4_0, q4_K, iq2_xxs, ...)  [the 13 MMVQ
+                    types quantized without an importance matrix]
+  --k K, --n N      values per weight row, weight rows  [1024, 128]
+  --batches B,...   batch sizes (columns of src1) of the mul_mat cases  [1,2,...,8]
+  --moe E:U:T:B1,.. mul_mat_id shapes: experts, used per token, tokens, B1 (1 or U)
+  --quant-rows R    rows of each type's quantize case (0: none)  [64]
+  --seed S          input generator seed  [1]
+  --repeat R        run each product R times and require identical bits  [2]
+  --cpu             ggml's CPU backend instead of CUDA (for comparison)
+  --device I        CUDA device ordinal  [0]
+  --commit C        ggml commit to record  [what the build reports]
+  --build B         toolkit and build options to record
+  --ggml-src DIR    the ggml source tree of the build: record its kernel fingerprint
+  --json            print the summary as one JSON object (docs/json.md)
+
+example:
+  simrun capture --ggml ../ggml/build/bin --out h200.gguf --types q4_0,q4_K --batches 1,8,16
+
+Exit status: 0 when the file is written, 1 when ggml cannot be loaded or a case fails,
+2 for a usage error, 3 when --ggml-src cannot be read.
+`
+
+var captureCLI = cli{name: "capture", help: func() string { return captureHelp }}
 
 func parseCaptureArgs(args []string, fl *flag.FlagSet) (*captureArgs, error) {
 	a := &captureArgs{}
@@ -46,8 +86,13 @@ func parseCaptureArgs(args []string, fl *flag.FlagSet) (*captureArgs, error) {
 	fl.StringVar(&a.commit, "commit", "", "ggml commit to record (default: what the build reports)")
 	fl.StringVar(&a.build, "build", "", "toolkit and build options to record, e.g. \"CUDA 13.0.88, CMAKE_CUDA_ARCHITECTURES=90, GGML_CUDA_FA=OFF, Release\"")
 	fl.StringVar(&a.ggmlSrc, "ggml-src", "", "ggml source tree the build was made from (the directory holding src/ and include/): record its kernel fingerprint, so that verify can accept the file if its ggml commit is not the modelled one")
-	if err := fl.Parse(args); err != nil {
+	fl.BoolVar(&a.json, "json", false, "print the summary as JSON")
+	pos, err := parseFlags(fl, args)
+	if err != nil {
 		return nil, err
+	}
+	if len(pos) > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", pos[0])
 	}
 	if a.ggmlDir == "" || a.out == "" {
 		return nil, fmt.Errorf("--ggml and --out are required")
@@ -63,7 +108,6 @@ func parseCaptureArgs(args []string, fl *flag.FlagSet) (*captureArgs, error) {
 			a.types = append(a.types, t)
 		}
 	}
-	var err error
 	if a.batches, err = intList(*batchS); err != nil {
 		return nil, fmt.Errorf("--batches: %w", err)
 	}
@@ -78,13 +122,31 @@ func parseCaptureArgs(args []string, fl *flag.FlagSet) (*captureArgs, error) {
 	}
 	if a.ggmlSrc != "" {
 		if a.kernel, err = ggmlsrc.HashDir(a.ggmlSrc); err != nil {
-			return nil, fmt.Errorf("--ggml-src: %w", err)
+			return nil, inputErr{fmt.Errorf("--ggml-src: %w", err)}
 		}
 	}
 	if a.k <= 0 || a.n <= 0 || a.repeat < 1 || a.quantRows < 0 {
 		return nil, fmt.Errorf("--k, --n and --repeat must be positive, --quant-rows non-negative")
 	}
 	return a, nil
+}
+
+// parseCapture parses capture's flags; ok == false: done with the exit status code.
+func parseCapture(args []string, stdout, stderr io.Writer) (a *captureArgs, code int, ok bool) {
+	fl := flag.NewFlagSet("capture", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	a, err := parseCaptureArgs(args, fl)
+	var ie inputErr
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, captureHelp)
+		return nil, exitOK, false
+	case errors.As(err, &ie):
+		return nil, captureCLI.fail(stderr, exitInput, err), false
+	case err != nil:
+		return nil, captureCLI.usage(stderr, err), false
+	}
+	return a, exitOK, true
 }
 
 func intList(s string) ([]int, error) { return intListSep(s, ",") }

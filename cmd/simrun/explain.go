@@ -325,19 +325,19 @@ func parseExplain(args []string) (*explainArgs, error) {
 	svg := fl.String("svg", "", "")
 	blocks := fl.Int("blocks", 64, "")
 	fp16 := fl.Bool("fp16path", false, "")
-	if err := fl.Parse(args); err != nil {
+	pos, err := parseFlags(fl, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
 		return nil, usageErr{err.Error()}
 	}
-	if fl.NArg() > 0 {
-		return nil, usagef("unexpected argument %q", fl.Arg(0))
+	if len(pos) > 0 {
+		return nil, usagef("unexpected argument %q", pos[0])
 	}
 	set := map[string]bool{}
 	fl.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	a := &explainArgs{seed: *seed, json: *asJSON, svg: *svg, blocks: *blocks, routing: *routing, routingGiven: set["routing"], fp16: *fp16}
-	var err error
 	if a.dev, err = sim.Lookup(*devName); err != nil {
 		return nil, usageErr{"--device: " + err.Error()}
 	}
@@ -955,10 +955,55 @@ func writeTrimmed(w io.Writer, s string, limit int) {
 	}
 }
 
-func cmdDevices(stdout io.Writer) int {
+const devicesHelp = `usage: simrun devices [--json]
+
+devices lists the device catalog (package sim): the names --device takes, each device's
+vendor, compute capability as ggml computes it, SM count, warp size, shared memory per
+block (opt-in), whether it has dp4a and int8 MMA, and where the numbers come from.
+
+flags:
+  --json    one JSON object {"devices": [...]} (docs/json.md)
+
+example:
+  simrun devices
+  simrun devices --json
+
+Exit status: 0 (2 for a usage error).
+`
+
+var devicesCLI = cli{name: "devices", help: func() string { return devicesHelp }}
+
+type deviceEntry struct {
+	Name     string `json:"name"`
+	Vendor   string `json:"vendor"`
+	CC       int    `json:"cc"`
+	SMs      int    `json:"sms"`
+	WarpSize int    `json:"warp_size"`
+	Smpbo    int    `json:"smpbo"`
+	DP4A     bool   `json:"dp4a"`
+	Int8MMA  bool   `json:"int8_mma"`
+	Source   string `json:"source"`
+}
+
+func cmdDevices(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("devices", flag.ContinueOnError)
+	asJSON := fl.Bool("json", false, "")
+	if _, code, ok := devicesCLI.parse(fl, args, stdout, stderr); !ok {
+		return code
+	}
+	if *asJSON {
+		var r struct {
+			Devices []deviceEntry `json:"devices"`
+		}
+		for _, d := range sim.Catalog() {
+			r.Devices = append(r.Devices, deviceEntry{d.Name, string(d.Vendor), d.CC, d.SMCount, d.WarpSize,
+				d.SmemPerBlockOptin, d.DP4A, d.Int8MMA, d.Source})
+		}
+		return devicesCLI.writeJSON(stdout, stderr, r, exitOK)
+	}
 	for _, d := range sim.Catalog() {
 		fmt.Fprintf(stdout, "%-14s %-8s cc %-8d %4d SMs  warp %2d  smpbo %3d KiB  dp4a=%-5v int8mma=%-5v  %s\n",
 			d.Name, d.Vendor, d.CC, d.SMCount, d.WarpSize, d.SmemPerBlockOptin/1024, d.DP4A, d.Int8MMA, d.Source)
 	}
-	return 0
+	return exitOK
 }

@@ -75,6 +75,18 @@ Exit status: 0 on success, 1 when a case cannot be computed (an uncovered type),
 usage error, 3 when an input file is missing or unreadable.
 `
 
+// fp16CostHelpText is fp16HelpText with the cost command's usage lines first.
+func fp16CostHelpText() string {
+	h := fp16HelpText()
+	lines := strings.SplitN(h, "\n", 6)
+	if len(lines) < 6 {
+		return h
+	}
+	acc := strings.Replace(lines[0], "usage: ", "       ", 1) + "\n" + lines[1]
+	cost := strings.Replace(lines[2], "       ", "usage: ", 1) + "\n" + lines[3] + "\n" + lines[4]
+	return cost + "\n" + acc + "\n" + lines[5]
+}
+
 func fp16HelpText() string {
 	var types []string
 	for _, t := range fp16path.Types() {
@@ -353,7 +365,7 @@ func cmdFP16Cost(args []string, stdout, stderr io.Writer) int {
 	asJSON := fl.Bool("json", false, "")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, fp16HelpText())
+			fmt.Fprint(stdout, fp16CostHelpText())
 			return 0
 		}
 		return fp16Fail(stderr, "cost", usageErr{err.Error()})

@@ -24,6 +24,9 @@ var fuzzWords = []string{
 	"256,4,2", "256,8,16", "64,40,20", "0,0,0", "-1,2,3", "1e99", "256", "8,2", "4", "4,4", "2,3", "0", "-5",
 	"9999999999999999999999", "uniform", "hot", "sparse", "all-to-one", "mmq", "mmqid", "0-2", "3-1", "5-6",
 	"1/2", "3/2", "0/0", "w.0", "a,b,c", "4:2:8:1", "1,2,x", "@out", "@golden", "@missing",
+	// later commands and flags (appended, so the indices above keep their words)
+	"check", "trace", "digest", "combine", "--coverage", "--ids", "--lanes=false", "--row", "--col",
+	"--golden", "--case", "--chunks", "--want", "q8_1", "blocks", "0,1", "3", "--kind=q8_1",
 }
 
 // heavy reports whether args would run a large default workload (seconds, not
@@ -51,6 +54,11 @@ func heavy(args []string) bool {
 		return true // no file: the embedded samples
 	case "run":
 		return !has("--shape") && !has("--gguf") && !has("-shape") && !has("-gguf")
+	case "sweep":
+		// sweep digest: the exhaustive q8_1 sweep or a million blocks unless --chunks.
+		return len(args) > 1 && args[1] == "digest" && !has("--chunks") && !has("-chunks")
+	case "check":
+		return !has("--shape") && !has("-shape") // 4096 x 64 lane by lane
 	}
 	return false
 }
@@ -84,6 +92,11 @@ func FuzzRun(f *testing.F) {
 	f.Add(word("capture", "--ggml", "@missing", "--out", "@out"))
 	f.Add(word("version", "--json", "--files"))
 	f.Add(word("devices"))
+	f.Add(word("check", "--shape", "256,4,2", "--type", "q4_0", "--experts", "4,2", "--ids", "0,1"))
+	f.Add(word("trace", "--golden", "@golden", "--case", "3", "--row", "1"))
+	f.Add(word("verify", "@golden", "--coverage", "--json"))
+	f.Add(word("sweep", "digest", "--kind=q8_1", "--chunks", "1", "--shard", "1/2", "--out", "@out"))
+	f.Add(word("digest", "combine", "@out", "--want", "0"))
 	f.Add(word("bogus", "--json"))
 	f.Add([]byte{})
 	golden, err := filepath.Abs(filepath.Join("..", "..", "testdata", "golden", "ggml-h200-dev-moe.slice.gguf"))

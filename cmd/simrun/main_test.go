@@ -65,7 +65,7 @@ func TestVerifyBadFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, _ := runCmd(t, "verify", bad, filepath.Join(dir, "missing.gguf"))
-	if code != 1 || strings.Count(out, "ERROR") != 2 || !strings.Contains(out, "verify: 0/0 cases bit-exact") {
+	if code != 3 || strings.Count(out, "ERROR") != 2 || !strings.Contains(out, "verify: 0/0 cases bit-exact") {
 		t.Errorf("exit %d, output:\n%s", code, out)
 	}
 }
@@ -150,5 +150,23 @@ func TestVerifyAMDDevice(t *testing.T) {
 	code, out, _ := runCmd(t, "verify", path)
 	if code != 1 || !strings.Contains(out, "UNSUPPORTED") || strings.Contains(out, "ERROR") || !strings.Contains(out, "verify: 0/1 cases bit-exact") {
 		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
+// verify --coverage reports the kernel paths of the cases and the ones missed, in text
+// and in JSON, without changing the verdict.
+func TestVerifyCoverage(t *testing.T) {
+	code, out, _ := runCmd(t, "verify", "../../testdata/golden/ggml-h200-dev-mmq.slice.gguf", "--coverage", "--no-fp64")
+	if code != 0 || !strings.Contains(out, "coverage on H200:") || !strings.Contains(out, "J=16") ||
+		!strings.Contains(out, "not exercised (the device can take them):") || !strings.Contains(out, "mmq_tiles: fallback") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	code, out, _ = runCmd(t, "verify", "--json", "--coverage", "--no-fp64", "../../testdata/golden/ggml-h200-dev-mmq.slice.gguf")
+	var rep verifyReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 0 {
+		t.Fatalf("exit %d, %v\n%s", code, err, out)
+	}
+	if len(rep.Coverage) != 1 || rep.Coverage[0].Device != "H200" || rep.Coverage[0].Covered == 0 || len(rep.Coverage[0].Missed) == 0 {
+		t.Errorf("coverage %+v", rep.Coverage)
 	}
 }

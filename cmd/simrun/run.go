@@ -121,20 +121,20 @@ func parseRun(args []string) (*runArgs, error) {
 	used := fl.Int("used", 0, "")
 	acts := fl.String("acts", "", "")
 	asJSON := fl.Bool("json", false, "")
-	if err := fl.Parse(args); err != nil {
+	pos, err := parseFlags(fl, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
 		return nil, usageErr{err.Error()}
 	}
-	if fl.NArg() > 0 {
-		return nil, usagef("unexpected argument %q", fl.Arg(0))
+	if len(pos) > 0 {
+		return nil, usagef("unexpected argument %q", pos[0])
 	}
 	set := map[string]bool{}
 	fl.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	a := &runArgs{seed: *seed, routing: *routing, ggufPath: *ggufPath, tensor: *tensor,
 		allTensors: *all, actsPath: *acts, json: *asJSON}
-	var err error
 	if a.dev, err = sim.Lookup(*devName); err != nil {
 		return nil, usageErr{"--device: " + err.Error()}
 	}

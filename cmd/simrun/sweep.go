@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -18,6 +17,7 @@ import (
 	"github.com/ggsim/ggsim"
 	"github.com/ggsim/ggsim/gguf/golden"
 	"github.com/ggsim/ggsim/oracle"
+	"github.com/ggsim/ggsim/oracle/coverage"
 	"github.com/ggsim/ggsim/oracle/oracletest"
 	"github.com/ggsim/ggsim/sim"
 )
@@ -26,17 +26,106 @@ import (
 // or made by the simulator through the front door.
 func cmdSweep(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "simrun sweep: want verify or run")
-		return 2
+		fmt.Fprint(stderr, "simrun sweep: want a subcommand\n"+sweepHelp)
+		return exitUsage
 	}
 	switch args[0] {
+	case "-h", "-help", "--help":
+		fmt.Fprint(stdout, sweepHelp)
+		return exitOK
 	case "verify":
 		return cmdSweepVerify(args[1:], stdout, stderr)
 	case "run":
 		return cmdSweepRun(args[1:], stdout, stderr)
+	case "digest":
+		return cmdSweepDigest(args[1:], stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "simrun sweep: unknown command %q: want verify or run\n", args[0])
-	return 2
+	fmt.Fprintf(stderr, "simrun sweep: unknown command %q\n%s", args[0], sweepHelp)
+	return exitUsage
+}
+
+const sweepHelp = `usage: simrun sweep verify [--json] [--no-int8-mma] [--workers N] FILE...
+       simrun sweep run --kind mmq|mmqid --seed S --range FROM-TO [--shard i/n] [--out FILE] [--json]
+       simrun sweep digest --kind q8_1|blocks [--type T] [--chunks N] [--shard i/n] [--out PART] [--json]
+
+A sweep is a long list of random cases (oracle/oracletest.Sweep) whose outputs are recorded
+as digests, one line per case: made on a GPU by gpu/ggml TestSweepCUDA, verified here.
+A digest sweep (sweep digest) is too large even for that: it hashes the outputs of every
+chunk into one digest (simrun digest combine joins sharded parts). simrun sweep verify -h,
+simrun sweep run -h and simrun sweep digest -h list the flags.
+
+example:
+  simrun sweep verify --no-int8-mma gpu/testdata/h200-cuda13-sweep/sweep-dp4a.tsv
+  simrun sweep run --kind mmq --seed 1 --range 0-100 --shard 0/4 --out part0.tsv
+
+Exit status: 0 all cases match / no errors, 1 a case does not, 2 usage, 3 unreadable file.
+`
+
+const sweepVerifyHelp = `usage: simrun sweep verify [--json] [--no-int8-mma] [--coverage] [--workers N] FILE...
+
+sweep verify regenerates every case of a sweep record (oracle/oracletest.Sweep; made on a
+GPU by gpu/ggml TestSweepCUDA) and runs it through the simulator on the device the record's
+header names, comparing the digest of its output bits; it prints every case that does not
+match and counts per kind, type and profile.
+
+flags:
+  --json           one JSON object (docs/json.md): files, counts, failures
+  --no-int8-mma    the record was made by a ggml build without int8 MMA and with
+                   GGML_CUDA_FORCE_MMQ (sim.Device.NoTuringMMA, ForceMMQ)
+  --coverage       also report which kernel paths the cases exercised and which ones
+                   the device can take but no case did (as simrun verify --coverage)
+  --workers N      goroutines across cases (0: GOMAXPROCS)  [0]
+
+example:
+  simrun sweep verify --no-int8-mma gpu/testdata/h200-cuda13-sweep/sweep-dp4a.tsv
+  simrun sweep verify --coverage gpu/testdata/h200-cuda13-sweep/sweep-dp4a.tsv
+
+Exit status: 0 when every case matches, 1 when one does not (an unsupported case
+included), 2 for a usage error, 3 when a file is missing or unreadable.
+`
+
+var sweepVerifyCLI = cli{name: "sweep verify", help: func() string { return sweepVerifyHelp }, positional: true}
+
+const sweepRunHelp = `usage: simrun sweep run --kind mmq|mmqid --seed S --range FROM-TO [--shard i/n] [--device NAME]
+                        [--no-int8-mma] [--out FILE] [--workers N] [--json]
+
+sweep run writes the simulator's own sweep record of cases FROM..TO-1 of a sweep, in the
+format sweep verify reads. --shard i/n keeps the cases whose index is i modulo n; without
+--shard, the environment's shard ({{shardenv}}).
+
+flags:
+  --kind K         mmq or mmqid
+  --seed S         the sweep's seed  [0]
+  --range FROM-TO  case indices (half-open: FROM..TO-1)
+  --shard i/n      only the cases whose index is i modulo n  [0/1]
+  --device NAME    a device of the catalog: {{devices}}  [H200]
+  --no-int8-mma    simulate a ggml build without int8 MMA and with GGML_CUDA_FORCE_MMQ
+  --out FILE       write the record to FILE  [standard output]
+  --workers N      goroutines across cases (0: GOMAXPROCS)  [0]
+  --json           print a summary object (cases, errors, out) instead of the count on
+                   stderr; needs --out
+
+example:
+  simrun sweep run --kind mmq --seed 1 --range 0-20 --shard 1/4 --out part1.tsv
+
+Exit status: 0 when every case ran, 1 when one could not, 2 for a usage error.
+`
+
+var sweepRunCLI = cli{name: "sweep run", help: func() string {
+	return strings.NewReplacer("{{devices}}", wrap(deviceNames(), 35), "{{shardenv}}", shardEnv).Replace(sweepRunHelp)
+}}
+
+// deviceNames lists the catalog's device names, quoted where they hold a space.
+func deviceNames() []string {
+	var devs []string
+	for _, d := range sim.Catalog() {
+		n := d.Name
+		if strings.Contains(n, " ") {
+			n = `"` + n + `"`
+		}
+		devs = append(devs, n)
+	}
+	return devs
 }
 
 // sweepDevice is the simulated device of a record's header device, with the build's
@@ -64,7 +153,7 @@ func noInt8MMA(dev *sim.Device) {
 }
 
 // runSweepCase runs one sweep case through the front door on dev.
-func runSweepCase(impl *ggsim.Simulator, dev sim.Device, c *oracletest.SweepCase) ([]float32, error) {
+func runSweepCase(impl oracle.Impl, dev sim.Device, c *oracletest.SweepCase) ([]float32, error) {
 	switch c.Op {
 	case "mul_mat":
 		return impl.MulMat(dev, c.Type, c.A, c.K, c.N, c.B, c.M)
@@ -108,6 +197,8 @@ type sweepVerifyJSON struct {
 	Cases int             `json:"cases"`
 	Match int             `json:"match"`
 	OK    bool            `json:"ok"`
+	// Coverage is the kernel paths of the cases per device (--coverage).
+	Coverage []coverage.DeviceReport `json:"coverage,omitempty"`
 }
 
 func verdictStatus(v oracletest.SweepVerdict) string {
@@ -126,21 +217,31 @@ func verdictStatus(v oracletest.SweepVerdict) string {
 
 func cmdSweepVerify(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("sweep verify", flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	asJSON := fl.Bool("json", false, "print the report as JSON")
-	noMMA := fl.Bool("no-int8-mma", false, "the record was made by a ggml build without int8 MMA and with GGML_CUDA_FORCE_MMQ (sim.Device.NoTuringMMA, ForceMMQ)")
-	workers := fl.Int("workers", 0, "goroutines across cases (0: GOMAXPROCS)")
-	if err := fl.Parse(args); err != nil {
-		return 2
+	asJSON := fl.Bool("json", false, "")
+	noMMA := fl.Bool("no-int8-mma", false, "")
+	workers := fl.Int("workers", 0, "")
+	withCoverage := fl.Bool("coverage", false, "")
+	files, code, ok := sweepVerifyCLI.parse(fl, args, stdout, stderr)
+	if !ok {
+		return code
 	}
-	if fl.NArg() == 0 {
-		fmt.Fprintln(stderr, "usage: simrun sweep verify [--json] [--no-int8-mma] [--workers N] FILE...")
-		return 2
+	if len(files) == 0 {
+		return sweepVerifyCLI.usage(stderr, errors.New("no record file given"))
 	}
-	impl := ggsim.NewSimulator()
+	var impl oracle.Impl = ggsim.NewSimulator()
+	var rec *coverage.Recorder
+	if *withCoverage {
+		rec = coverage.NewRecorder(impl)
+		impl = rec
+	}
 	all := sweepVerifyJSON{OK: true}
-	for _, path := range fl.Args() {
-		fr := verifySweepFile(path, impl, *noMMA, *workers)
+	unreadable := 0
+	for _, path := range files {
+		fr, readErr := verifySweepFile(path, impl, *noMMA, *workers)
+		if readErr != nil {
+			unreadable++
+			fmt.Fprintf(stderr, "simrun sweep verify: %v\n", readErr)
+		}
 		all.Files = append(all.Files, fr)
 		all.Cases += fr.Cases
 		all.Match += fr.Match
@@ -154,41 +255,46 @@ func cmdSweepVerify(args []string, stdout, stderr io.Writer) int {
 	if all.Cases == 0 {
 		all.OK = false
 	}
+	code = exitOK
+	switch {
+	case unreadable > 0:
+		code = exitInput
+	case !all.OK:
+		code = exitFail
+	}
+	if rec != nil {
+		all.Coverage = rec.Report()
+	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(all); err != nil {
-			fmt.Fprintln(stderr, "simrun:", err)
-			return 1
-		}
-	} else {
-		fmt.Fprintf(stdout, "sweep verify: %d/%d cases match\n", all.Match, all.Cases)
+		return sweepVerifyCLI.writeJSON(stdout, stderr, all, code)
 	}
-	if !all.OK {
-		return 1
+	if rec != nil {
+		writeCoverage(stdout, all.Coverage)
 	}
-	return 0
+	fmt.Fprintf(stdout, "sweep verify: %d/%d cases match\n", all.Match, all.Cases)
+	return code
 }
 
-// verifySweepFile verifies one record on the device its header names.
-func verifySweepFile(path string, impl *ggsim.Simulator, noMMA bool, workers int) sweepFileJSON {
-	fr := sweepFileJSON{File: path}
+// verifySweepFile verifies one record on the device its header names; readErr is
+// not nil when the file cannot be opened.
+func verifySweepFile(path string, impl oracle.Impl, noMMA bool, workers int) (fr sweepFileJSON, readErr error) {
+	fr = sweepFileJSON{File: path}
 	f, err := os.Open(path)
 	if err != nil {
 		fr.Error = err.Error()
-		return fr
+		return fr, err
 	}
 	defer f.Close()
 	br := bufio.NewReader(f)
 	first, err := br.ReadString('\n')
 	if err != nil && first == "" {
-		fr.Error = fmt.Sprintf("empty record: %v", err)
-		return fr
+		fr.Error = fmt.Sprintf("%s: empty record: %v", path, err)
+		return fr, errors.New(fr.Error)
 	}
 	producer, d, ok := oracletest.ParseSweepHeader(first)
 	if !ok {
 		fr.Error = fmt.Sprintf("first line %q is not a sweep header naming the device (# PRODUCER on DEVICE (cc CC, N SMs, driver D), TIME)", strings.TrimSpace(first))
-		return fr
+		return fr, fmt.Errorf("%s: %s", path, fr.Error)
 	}
 	fr.Producer = producer
 	// A record of `simrun sweep run --no-int8-mma` says so in its producer.
@@ -196,7 +302,7 @@ func verifySweepFile(path string, impl *ggsim.Simulator, noMMA bool, workers int
 	dev, err := sweepDevice(d, noMMA)
 	if err != nil {
 		fr.Error = err.Error()
-		return fr
+		return fr, nil
 	}
 	fr.Device = fmt.Sprintf("%s (cc %d, %d SMs%s)", dev.Name, dev.CC, dev.SMCount, map[bool]string{true: ", no int8 MMA"}[dev.NoTuringMMA])
 	rep, err := oracletest.VerifySweepParallel(br, nil, func(c *oracletest.SweepCase) ([]float32, error) {
@@ -246,7 +352,7 @@ func verifySweepFile(path string, impl *ggsim.Simulator, noMMA bool, workers int
 		}
 		fr.Failures = append(fr.Failures, cj)
 	}
-	return fr
+	return fr, nil
 }
 
 func printSweepFile(w io.Writer, fr sweepFileJSON) {
@@ -287,17 +393,6 @@ func printSweepFile(w io.Writer, fr sweepFileJSON) {
 	fmt.Fprintf(w, "%s: %d/%d cases match\n", fr.File, fr.Match, fr.Cases)
 }
 
-// parseShard parses "i/n" (0 <= i < n).
-func parseShard(s string) (i, n int, err error) {
-	a, b, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(a)
-	n, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-		return 0, 0, fmt.Errorf("--shard %q: want i/n with 0 <= i < n", s)
-	}
-	return i, n, nil
-}
-
 // parseRange parses "FROM-TO", the half-open range [FROM, TO) of case indices (as
 // GGSIM_SWEEP of gpu/ggml TestSweepCUDA).
 func parseRange(s string) (from, to int, err error) {
@@ -311,51 +406,52 @@ func parseRange(s string) (from, to int, err error) {
 }
 
 func cmdSweepRun(args []string, stdout, stderr io.Writer) int {
+	c := sweepRunCLI
 	fl := flag.NewFlagSet("sweep run", flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	kind := fl.String("kind", "", "sweep kind: mmq or mmqid")
-	seed := fl.Uint64("seed", 0, "sweep seed")
-	rng := fl.String("range", "", "case indices FROM-TO (half-open: FROM..TO-1)")
-	shard := fl.String("shard", "0/1", "i/n: only the cases whose index is i modulo n")
-	noMMA := fl.Bool("no-int8-mma", false, "simulate a ggml build without int8 MMA and with GGML_CUDA_FORCE_MMQ (sim.Device.NoTuringMMA, ForceMMQ)")
-	device := fl.String("device", "H200", "simulated device (simrun devices)")
-	outPath := fl.String("out", "", "write the record to this file (default: standard output)")
-	workers := fl.Int("workers", 0, "goroutines across cases (0: GOMAXPROCS)")
-	if err := fl.Parse(args); err != nil {
-		return 2
+	kind := fl.String("kind", "", "")
+	seed := fl.Uint64("seed", 0, "")
+	rng := fl.String("range", "", "")
+	shard := fl.String("shard", "", "")
+	noMMA := fl.Bool("no-int8-mma", false, "")
+	device := fl.String("device", "H200", "")
+	outPath := fl.String("out", "", "")
+	workers := fl.Int("workers", 0, "")
+	asJSON := fl.Bool("json", false, "")
+	if _, code, ok := c.parse(fl, args, stdout, stderr); !ok {
+		return code
 	}
-	if fl.NArg() != 0 || *rng == "" || (*kind != oracletest.SweepMMQ && *kind != oracletest.SweepMMQID) {
-		fmt.Fprintln(stderr, "usage: simrun sweep run --kind mmq|mmqid --seed S --range FROM-TO [--shard i/n] [--no-int8-mma] [--device NAME] [--out FILE]")
-		return 2
+	if *kind != oracletest.SweepMMQ && *kind != oracletest.SweepMMQID {
+		return c.usage(stderr, fmt.Errorf("--kind %q: want mmq or mmqid", *kind))
+	}
+	if *rng == "" {
+		return c.usage(stderr, errors.New("--range FROM-TO is required"))
+	}
+	if *asJSON && *outPath == "" {
+		return c.usage(stderr, errors.New("--json prints a summary: give the record a file with --out"))
 	}
 	from, to, err := parseRange(*rng)
 	if err != nil {
-		fmt.Fprintln(stderr, "simrun:", err)
-		return 2
+		return c.usage(stderr, err)
 	}
-	si, sn, err := parseShard(*shard)
+	si, sn, err := shardOf(*shard)
 	if err != nil {
-		fmt.Fprintln(stderr, "simrun:", err)
-		return 2
+		return c.usage(stderr, err)
 	}
 	dev, err := sim.Lookup(*device)
 	if err != nil {
-		fmt.Fprintln(stderr, "simrun:", err)
-		return 2
+		return c.usage(stderr, fmt.Errorf("--device: %w", err))
 	}
 	if *noMMA {
 		noInt8MMA(&dev)
 	}
 	if err := dev.Validate(); err != nil {
-		fmt.Fprintln(stderr, "simrun:", err)
-		return 2
+		return c.usage(stderr, err)
 	}
 	w := stdout
 	if *outPath != "" {
 		f, err := os.Create(*outPath)
 		if err != nil {
-			fmt.Fprintln(stderr, "simrun:", err)
-			return 1
+			return c.fail(stderr, exitFail, err)
 		}
 		defer f.Close()
 		w = f
@@ -416,21 +512,34 @@ func cmdSweepRun(args []string, stdout, stderr io.Writer) int {
 	}
 	wg.Wait()
 	if err := bw.Flush(); err != nil {
-		fmt.Fprintln(stderr, "simrun:", err)
-		return 1
+		return c.fail(stderr, exitFail, err)
+	}
+	code := exitOK
+	if failed > 0 {
+		code = exitFail
+	}
+	if *asJSON {
+		return c.writeJSON(stdout, stderr, struct {
+			Kind   string `json:"kind"`
+			Seed   uint64 `json:"seed"`
+			From   int    `json:"from"`
+			To     int    `json:"to"`
+			Shard  int    `json:"shard"`
+			Shards int    `json:"shards"`
+			Cases  int    `json:"cases"`
+			Errors int    `json:"errors"`
+			Out    string `json:"out"`
+		}{*kind, *seed, from, to, si, sn, len(idx), failed, *outPath}, code)
 	}
 	fmt.Fprintf(stderr, "sweep run: %d cases, %d errors\n", len(idx), failed)
-	if failed > 0 {
-		return 1
-	}
-	return 0
+	return code
 }
 
 // simNoMMAProducer is the producer of `simrun sweep run --no-int8-mma`'s header.
 const simNoMMAProducer = "ggsim simulator (no int8 MMA, FORCE_MMQ)"
 
 // sweepLine runs case i of the sweep and returns its record line.
-func sweepLine(impl *ggsim.Simulator, dev sim.Device, kind string, seed uint64, i int) string {
+func sweepLine(impl oracle.Impl, dev sim.Device, kind string, seed uint64, i int) string {
 	c, err := oracletest.Sweep(kind, seed, i)
 	if err != nil {
 		return oracletest.SweepResult{Kind: kind, Seed: seed, Index: i, Err: err.Error()}.String()

@@ -98,12 +98,12 @@ func TestSweepVerifyFailures(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "sweep verify: 2/2 cases match") {
 		t.Errorf("mmqid: exit %d\n%s", code, out)
 	}
-	if code, _, _ := runCmd(t, "sweep", "verify", filepath.Join(t.TempDir(), "absent.tsv")); code != 1 {
+	if code, _, _ := runCmd(t, "sweep", "verify", filepath.Join(t.TempDir(), "absent.tsv")); code != 3 {
 		t.Errorf("absent file: exit %d", code)
 	}
 	bad := filepath.Join(t.TempDir(), "noheader.tsv")
 	os.WriteFile(bad, []byte("mmq\t1\t0\tq4_0\tK=32 N=1 M=9\tplain\terror: x\n"), 0o644)
-	if code, out, _ := runCmd(t, "sweep", "verify", bad); code != 1 || !strings.Contains(out, "not a sweep header") {
+	if code, out, _ := runCmd(t, "sweep", "verify", bad); code != 3 || !strings.Contains(out, "not a sweep header") {
 		t.Errorf("no header: exit %d\n%s", code, out)
 	}
 }
@@ -165,5 +165,15 @@ func TestSweepRun(t *testing.T) {
 		if code, _, _ := runCmd(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}
+	}
+}
+
+// sweep verify --coverage: the dp4a build's record exercises mul_mat_q's dp4a layout,
+// and the coverage is of the device the cases ran on (no int8 MMA: no mma layout).
+func TestSweepVerifyCoverage(t *testing.T) {
+	rec := recordSlice(t, "mmq", 4, nil)
+	code, out, _ := runCmd(t, "sweep", "verify", "--no-int8-mma", rec, "--coverage")
+	if code != 0 || !strings.Contains(out, "coverage on H200: 4 launches") || !strings.Contains(out, "  mmq_path:\n    dp4a") || strings.Contains(out, "mmq_path: mma") {
+		t.Errorf("exit %d\n%s", code, out)
 	}
 }

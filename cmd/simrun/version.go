@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -75,34 +73,25 @@ SASS and measured tables the arithmetic reproduces, and the Go toolchain.
 flags:
   --json    print it as JSON (with the per-file hashes)
   --files   also list the kernel source files and their SHA-256
+
+example:
+  simrun version --files
+
+Exit status: 0 (2 for a usage error).
 `
+
+var versionCLI = cli{name: "version", help: func() string { return versionHelp }}
 
 func cmdVersion(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("version", flag.ContinueOnError)
-	fl.SetOutput(io.Discard)
 	asJSON := fl.Bool("json", false, "")
 	files := fl.Bool("files", false, "")
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, versionHelp)
-			return 0
-		}
-		fmt.Fprintf(stderr, "simrun version: %v\nrun 'simrun version -h' for the flags\n", err)
-		return 2
-	}
-	if fl.NArg() > 0 {
-		fmt.Fprintf(stderr, "simrun version: unexpected argument %q\nrun 'simrun version -h' for the flags\n", fl.Arg(0))
-		return 2
+	if _, code, ok := versionCLI.parse(fl, args, stdout, stderr); !ok {
+		return code
 	}
 	r := versionInfo()
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(r); err != nil {
-			fmt.Fprintln(stderr, "simrun version:", err)
-			return 1
-		}
-		return 0
+		return versionCLI.writeJSON(stdout, stderr, r, exitOK)
 	}
 	fmt.Fprintf(stdout, "ggml commit:        %s (the kernels ggsim models)\n", r.GGMLCommit)
 	fmt.Fprintf(stdout, "kernel fingerprint: %s (%d source files", r.KernelFingerprint, len(r.KernelFiles))

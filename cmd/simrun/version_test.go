@@ -149,7 +149,7 @@ func TestCaptureGGMLSrc(t *testing.T) {
 		t.Fatalf("%v, %v", a, err)
 	}
 	code, _, errs := runCmd(t, "capture", "--ggml", "d", "--out", "x", "--ggml-src", t.TempDir())
-	if code != 2 || !strings.Contains(errs, "--ggml-src: ggmlsrc:") || !strings.Contains(errs, "not a ggml source tree") {
+	if code != 3 || !strings.Contains(errs, "--ggml-src: ggmlsrc:") || !strings.Contains(errs, "not a ggml source tree") {
 		t.Errorf("bad --ggml-src: exit %d, %q", code, errs)
 	}
 }

@@ -114,18 +114,7 @@ func RealisticWeights(t quant.Type, K, rows int, seed uint64) ([]byte, error) {
 	if halfScaleOffsets(t) == nil && t != quant.IQ1_M && t != quant.MXFP4 && t != quant.NVFP4 {
 		return nil, fmt.Errorf("oracletest: no reference quantizer and no known scale layout for %v: %w", t, quant.ErrUnsupported)
 	}
-	r := rand.New(rand.NewPCG(seed, 0x626c_6f63_6b73)) // "blocks"
-	for i := range a {
-		a[i] = byte(r.Uint32())
-	}
-	bs := t.TypeSize()
-	nf := max(1, len(halfScaleOffsets(t)))
-	for blk := 0; blk < len(a)/bs; blk++ {
-		b := a[blk*bs : (blk+1)*bs]
-		for f := 0; f < nf; f++ {
-			setScale(t, b, scaleModerate, f == 1, r)
-		}
-	}
+	randomValidBlocks(t, a, rand.New(rand.NewPCG(seed, 0x626c_6f63_6b73))) // "blocks"
 	return a, nil
 }
 

@@ -60,6 +60,14 @@
 // neither changes a bit (TestPackedDotsExact, TestMulMatGOMAXPROCS). BenchmarkMulMat
 // measures an FFN-sized layer; docs/speed.md records its numbers and profile.
 //
+// # Step-through
+//
+// TraceOutput follows one output through the same loads, integer dots and float
+// sequence as MulMat: its tile, each CUDA block's K range and iterations (the 16 exact
+// int32 dots of each and the running sum), the partial sums and the fixup's additions
+// in order; its value has MulMat's bits (TestTraceOutputMatchesFast). simrun trace
+// prints it. The tile's shared memory is not modelled lane by lane.
+//
 // # Limits
 //
 // AMD's MFMA/WMMA layouts (16x16 C tiles) and Blackwell's native FP4 MMA are not
