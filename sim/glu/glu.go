@@ -51,8 +51,9 @@ var (
 // measured them: then the GLUs that need them return ErrUnsupported).
 func Hardware() Math { return Math{Expf: expf, Tanhf: tanhf} }
 
-// check returns an error unless s is a modelled GLU whose functions m has.
-func (m Math) check(s Spec) error {
+// Check returns an error unless s is a modelled GLU whose functions m has (wrapping
+// ErrUnsupported), so that a caller can refuse before computing the matmuls.
+func (m Math) Check(s Spec) error {
 	switch s.Op {
 	case SwiGLU, SwiGLUOAI:
 		if m.Expf == nil {
@@ -72,7 +73,7 @@ func (m Math) check(s Spec) error {
 // gate's and the up matmul's sums), as mmvq.cu does without bias and scale tensors;
 // nvfp4 selects the NVFP4 instantiation, which also multiplies both by a scale of 1.0f.
 func Fused(m Math, s Spec, gate, up, out []float32, nvfp4 bool) error {
-	if err := m.check(s); err != nil {
+	if err := m.Check(s); err != nil {
 		return err
 	}
 	if len(gate) != len(up) || len(out) != len(up) {
@@ -103,7 +104,7 @@ func Fused(m Math, s Spec, gate, up, out []float32, nvfp4 bool) error {
 // matmul outputs: unary_gated_op_kernel dst = op(x) * g with x the gate, g the up value;
 // swiglu_oai_kernel dst = ggml_cuda_op_swiglu_oai_single(x, g, alpha, limit).
 func Unfused(m Math, s Spec, gate, up, out []float32) error {
-	if err := m.check(s); err != nil {
+	if err := m.Check(s); err != nil {
 		return err
 	}
 	if len(gate) != len(up) || len(out) != len(up) {
