@@ -42,7 +42,9 @@ func MulMatGLU(dev sim.Device, gate, up Weights, b []float32, M int, g glu.Spec,
 	}
 	shape := tiling.Shape{K: int64(gate.K), N: int64(gate.N), M: int64(M)}
 	return runGLU(dev, gate.Type, shape, 0, fusionAllowed, g, m,
-		func(w Weights, c *config, tr *Trace) ([]float32, error) { return simulated[tiling.KernelMMVQ].mulMat(dev, w, b, M, c, tr) },
+		func(w Weights, c *config, tr *Trace) ([]float32, error) {
+			return simulated[tiling.KernelMMVQ].mulMat(dev, w, b, M, c, tr)
+		},
 		func(w Weights) (Result, error) { return MulMat(dev, w, b, M, opts...) },
 		gate, up, opts)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/ggsim/ggsim/oracle"
 	"github.com/ggsim/ggsim/oracle/oracletest"
 	"github.com/ggsim/ggsim/sim"
+	"github.com/ggsim/ggsim/sim/glu"
 )
 
 // cmdSweep is `simrun sweep verify|run`: sweep records (oracle/oracletest.Sweep) checked
@@ -70,6 +71,13 @@ func runSweepCase(impl *ggsim.Simulator, dev sim.Device, c *oracletest.SweepCase
 		return impl.MulMat(dev, c.Type, c.A, c.K, c.N, c.B, c.M)
 	case "mul_mat_id":
 		return impl.MulMatID(dev, c.Type, c.A, c.K, c.N, c.E, c.B, c.B1, c.T, c.IDs, c.U)
+	case string(golden.OpMulMatGLU), string(golden.OpMulMatIDGLU):
+		g := glu.Spec{Op: glu.Op(c.GLU), Alpha: c.GLUAlpha, Limit: c.GLULimit}
+		allowed := c.Fusion != golden.FusionDisabled
+		if c.Op == string(golden.OpMulMatGLU) {
+			return impl.MulMatGLU(dev, c.Type, c.A, c.Up, c.K, c.N, c.B, c.M, g, allowed)
+		}
+		return impl.MulMatIDGLU(dev, c.Type, c.A, c.Up, c.K, c.N, c.E, c.B, c.B1, c.T, c.IDs, c.U, g, allowed)
 	}
 	return nil, fmt.Errorf("sweep case %s/%d: unknown op %q", c.Kind, c.Index, c.Op)
 }

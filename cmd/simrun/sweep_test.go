@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ggsim/ggsim/oracle/oracletest"
 )
 
 // sweepRecord is the real H200 record (ggml built without int8 MMA, with FORCE_MMQ).
@@ -165,5 +167,32 @@ func TestSweepRun(t *testing.T) {
 		if code, _, _ := runCmd(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}
+	}
+}
+
+// GLU sweep lines (kinds glu, gluid) regenerate and reach the simulator's GLU path; until
+// the GPU's expf and tanhf are modelled each is UNSUPPORTED, never a match, and the run
+// fails. (The digests here are made up: no device record of GLU sweeps is committed yet.)
+func TestSweepVerifyGLUUnsupported(t *testing.T) {
+	var lines []string
+	lines = append(lines, "# ggml 0.21.0 on NVIDIA H200 (cc 900, 132 SMs, driver 580.159.04), 2026-12-02T03:19:30Z")
+	for _, k := range []struct {
+		kind string
+		i    int
+	}{{"glu", 0}, {"gluid", 0}} {
+		c, err := oracletest.Sweep(k.kind, 20261202, k.i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, oracletest.SweepResult{Kind: c.Kind, Seed: c.Seed, Index: c.Index, Type: c.Type, Shape: c.Shape(), Profile: c.Profile,
+			Digest: strings.Repeat("0", 64)}.String())
+	}
+	p := filepath.Join(t.TempDir(), "glu.tsv")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd(t, "sweep", "verify", p)
+	if code == 0 || !strings.Contains(out, "UNSUPPORTED glu/0") || !strings.Contains(out, "UNSUPPORTED gluid/0") || !strings.Contains(out, "0/2 cases match") {
+		t.Fatalf("exit %d:\n%s%s", code, out, errs)
 	}
 }
