@@ -74,9 +74,9 @@ func TestGLUStandInAgainstGolden(t *testing.T) {
 			var r Result
 			if c.Op.IsID() {
 				it, _ := f.Tensor(c.Src[3])
-				ids, err := it.I32()
-				if err != nil {
-					t.Fatal(err)
+				ids, ierr := it.I32()
+				if ierr != nil {
+					t.Fatal(ierr)
 				}
 				r, err = MulMatIDGLU(dev, gate, up, b, int(s.B1), int(s.T), ids, int(s.U), g, allowed)
 			} else {

@@ -34,15 +34,3 @@ func (g GLU) String() string {
 	}
 	return s + " fusion disabled"
 }
-
-func checkGLU(g GLU, gate, up []byte) error {
-	switch g.Op {
-	case golden.GLUSwiGLU, golden.GLUGeGLU, golden.GLUSwiGLUOAI:
-	default:
-		return fmt.Errorf("ggml: unknown GLU %q (want %s, %s or %s)", g.Op, golden.GLUSwiGLU, golden.GLUGeGLU, golden.GLUSwiGLUOAI)
-	}
-	if len(gate) != len(up) {
-		return fmt.Errorf("ggml: GLU: gate weights hold %d bytes, up weights %d: they must have the same type and shape", len(gate), len(up))
-	}
-	return nil
-}
