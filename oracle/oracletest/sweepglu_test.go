@@ -20,9 +20,11 @@ func TestSweepGLUDeterministic(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c2, _ := Sweep(kind, 20261202, i)
-			if c1.Shape() != c2.Shape() || c1.InputDigest() != c2.InputDigest() || c1.Profile != c2.Profile {
-				t.Fatalf("%s/%d: two generations differ: %s %s vs %s %s", kind, i, c1.Shape(), c1.InputDigest(), c2.Shape(), c2.InputDigest())
+			if i < 4 { // a second generation of a few (TestSweepGLUFrozen pins others)
+				c2, _ := Sweep(kind, 20261202, i)
+				if c1.Shape() != c2.Shape() || c1.InputDigest() != c2.InputDigest() || c1.Profile != c2.Profile {
+					t.Fatalf("%s/%d: two generations differ: %s %s vs %s %s", kind, i, c1.Shape(), c1.InputDigest(), c2.Shape(), c2.InputDigest())
+				}
 			}
 			if seen[c1.InputDigest()] {
 				t.Errorf("%s/%d: same inputs as an earlier case", kind, i)
