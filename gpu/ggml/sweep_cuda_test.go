@@ -11,7 +11,7 @@ package ggml
 //   GGSIM_SWEEP_OUT=FILE                                   the record (one line per case)
 //   GGSIM_SWEEP_FULL=N                                     also the full output of the first N
 //                                                          cases of each part, FILE.full
-//   (kinds mmq, mmqid, glu, gluid; GGML_CUDA_DISABLE_FUSION must be unset for glu, gluid)
+//   (kinds mmq, mmqid, glu, gluid, gluid2; GGML_CUDA_DISABLE_FUSION unset for the GLU kinds)
 //   GGSIM_SWEEP_BACKEND=cpu                                ggml's CPU backend instead (to try
 //                                                          the harness; its bits are not the GPU's)
 
@@ -72,7 +72,7 @@ func TestSweepCUDA(t *testing.T) {
 	for _, p := range parts {
 		// ggml reads GGML_CUDA_DISABLE_FUSION once per process: with it set, the GLU
 		// cases with fusion allowed would silently run unfused.
-		if (p.kind == oracletest.SweepGLU || p.kind == oracletest.SweepGLUID) && os.Getenv("GGML_CUDA_DISABLE_FUSION") != "" {
+		if (p.kind == oracletest.SweepGLU || p.kind == oracletest.SweepGLUID || p.kind == oracletest.SweepGLUID2) && os.Getenv("GGML_CUDA_DISABLE_FUSION") != "" {
 			t.Fatalf("GGML_CUDA_DISABLE_FUSION is set: unset it for the GLU sweep kinds (their cases say fusion allowed or disabled themselves)")
 		}
 	}

@@ -149,9 +149,11 @@ func Sweep(kind string, seed uint64, i int) (SweepCase, error) {
 	case SweepGLU:
 		sweepGLUDense(&c, r)
 	case SweepGLUID:
-		sweepGLUID(&c, r)
+		sweepGLUID(&c, r, false)
+	case SweepGLUID2:
+		sweepGLUID(&c, r, true)
 	default:
-		return SweepCase{}, fmt.Errorf("oracletest: unknown sweep kind %q (want %q, %q, %q or %q)", kind, SweepMMQ, SweepMMQID, SweepGLU, SweepGLUID)
+		return SweepCase{}, fmt.Errorf("oracletest: unknown sweep kind %q (want %q, %q, %q, %q or %q)", kind, SweepMMQ, SweepMMQID, SweepGLU, SweepGLUID, SweepGLUID2)
 	}
 	return c, nil
 }

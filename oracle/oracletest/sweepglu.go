@@ -18,8 +18,14 @@ const (
 	// SweepGLU: MUL_MAT gate and up [K, N] of every MMVQ type, one column b [K, 1].
 	SweepGLU = "glu"
 	// SweepGLUID: MUL_MAT_ID gate and up [K, N, E], one token b [K, B1, 1], U of E
-	// experts (distinct, as ggml's top-k routing gives them).
+	// experts (distinct, as ggml's top-k routing gives them). About 30% of its cases
+	// have shapes on which ggml's one-token kernel races (sim/mmvq.IDWriteRace: the
+	// simulator refuses them); the H200 record gpu/testdata/h200-cuda13-sweep/sweep-glu.tsv
+	// was made with it.
 	SweepGLUID = "gluid"
+	// SweepGLUID2: SweepGLUID without the racing shapes (N a multiple of 8 when U > 1)
+	// and with at most 2^19 expert weight values (faster to generate).
+	SweepGLUID2 = "gluid2"
 )
 
 // SweepMMVQTypes are the types with a mul_mat_vec_q kernel (get_vec_dot_q_cuda in
@@ -135,7 +141,7 @@ func sweepGLUData(c *SweepCase, r *rand.Rand, rows, nact int) {
 // generating (quantizing) and simulating a sweep of thousands of cases takes minutes.
 const gluValues = 1 << 20
 
-// gluIDValues is gluValues for the E experts of a gluid case.
+// gluIDValues is gluValues for the E experts of a gluid2 case (gluid: gluValues).
 const gluIDValues = 1 << 19
 
 func sweepGLUDense(c *SweepCase, r *rand.Rand) {
@@ -151,7 +157,7 @@ func sweepGLUDense(c *SweepCase, r *rand.Rand) {
 	sweepGLUData(c, r, c.N, 1)
 }
 
-func sweepGLUID(c *SweepCase, r *rand.Rand) {
+func sweepGLUID(c *SweepCase, r *rand.Rand, raceFree bool) {
 	c.Op = string(golden.OpMulMatIDGLU)
 	c.Type = SweepMMVQTypes[c.Index%len(SweepMMVQTypes)]
 	c.T = 1
@@ -164,13 +170,17 @@ func sweepGLUID(c *SweepCase, r *rand.Rand) {
 	}
 	sweepGLUShape(c, r)
 	qk := c.Type.BlockSize()
-	for c.K > qk && c.K*c.N*c.E > gluIDValues {
+	bound := gluValues
+	if raceFree {
+		bound = gluIDValues
+	}
+	for c.K > qk && c.K*c.N*c.E > bound {
 		c.K = max(qk, c.K/2/qk*qk)
 	}
-	for c.N > 1 && c.K*c.N*c.E > gluIDValues {
+	for c.N > 1 && c.K*c.N*c.E > bound {
 		c.N = c.N * 3 / 4
 	}
-	if c.U > 1 {
+	if raceFree && c.U > 1 {
 		// ggml's one-token mul_mat_vec_q with ids races when rows_per_block (small_k:
 		// nwarps, at most 8) does not divide N and there are several slots
 		// (sim/mmvq.IDWriteRace): its result is undefined, so no such case is made.
