@@ -4,7 +4,7 @@
 # and -(x*y)+z. Compile them for arm64 and fail on any fused instruction in non-test code.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-pkgs="./f16 ./quant ./sim ./sim/q8 ./sim/mmvq ./sim/mmq ./fp16path"
+pkgs="./f16 ./quant ./sim ./sim/q8 ./sim/mmvq ./sim/mmq ./fp16path ./fp16path/compare"
 hits=$(GOARCH=arm64 go build -gcflags=-S $pkgs 2>&1 | grep -E '\b(FMADD|FMSUB|FNMADD|FNMSUB)[SD]\b' | grep -oE '[^ (]*\.go:[0-9]+' | sort -u || true)
 if [ -n "$hits" ]; then
   echo "fused float multiply-add on arm64 (write float32(a*b)+c, or sim.FMA where the GPU fuses):"

@@ -25,18 +25,15 @@ import (
 // plus K·2^-125 for flushes to zero. The proofs are in the package documentation; the
 // bound is what TestWithinBound checks every output against.
 func Bound(t quant.Type, x []byte, K, N int, y []float32, opt *Options) ([]float64, error) {
-	kr, rs, err := check(t, x, K, N, opt)
+	kr, rs, err := checkCall(t, x, K, N, y, 1, opt)
 	if err != nil {
 		return nil, err
-	}
-	if len(y) != K {
-		return nil, fmt.Errorf("fp16path: %d activations given for one column of %d", len(y), K)
 	}
 	act, err := ConvertActivations(y)
 	if err != nil {
 		return nil, err
 	}
-	lanes := lanesPerRow(opt)
+	lanes := opt.lanes(N)
 	n := float64((K/16 + lanes - 1) / lanes)
 	w := make([]float32, K)
 	out := make([]float64, N)

@@ -1,14 +1,16 @@
 // Package fp16path models the fp16 matrix-vector path for GP100 (Tesla P100, sm_60) of
 // "patch 0007" (seed note 002, reference/seeds/002_770526410a4a2b1f.txt in the project's
-// shared reference): batch-1 MUL_MAT of a quantized matrix by one float32 column, computed
-// with half2 FMA (HFMA2) instead of the int8 q8_1 dot products of ggml's mul_mat_vec_q,
-// which sm_60 (below GGML_CUDA_CC_DP4A = 610) runs as scalar multiplies.
+// shared reference): MUL_MAT of a quantized matrix by 1..8 float32 columns, computed with
+// half2 FMA (HFMA2) instead of the int8 q8_1 dot products of ggml's mul_mat_vec_q, which
+// sm_60 (below GGML_CUDA_CC_DP4A = 610) runs as scalar multiplies; with the note's fused
+// gate/up/SWIGLU, activation-conversion cache and fused RMS_NORM * weight.
 //
 // The patch's source (mmvq-gp100.cu) is not public. The note fixes the numerics in three
 // sentences; everything else here is a choice, listed below, so this package is the
 // specification of one concrete kernel that follows the note, bit for bit in its own
 // terms, not a simulation of the patch's binary. Types: Q4_K, Q5_K, Q6_K, Q3_K, IQ4_XS,
-// IQ4_NL, Q8_0 (all of the note's batch-1 coverage).
+// IQ4_NL, Q8_0 at one column (all of the note's batch-1 coverage), Q4_K, Q5_K, IQ4_XS at
+// 2..8 columns.
 //
 // # Model
 //
@@ -45,10 +47,78 @@
 // d for IQ4_NL and Q8_0) and Mmin = dmin·m, both exact float32 products (an 11-bit half
 // times a 6-bit integer).
 //
-// Step 4, the warp. One row per warp by default (Options.RowsPerWarp: 1..32 rows, 32/R
-// lanes each). Lane l of a row's L lanes takes the groups l, l+L, l+2L, ... in ascending
-// order; the lanes' partials are summed by the xor butterfly of width L
-// (sim.ReduceSumTree, offsets L/2 ... 1). The value of lane 0 is the output.
+// Step 4, the warp. One row per warp by default (Options.RowsPerWarp, or Options.RowMap
+// per matrix row count as the note's GP100_RMAP: 1..32 rows, 32/R lanes each). Lane l of
+// a row's L lanes takes the groups l, l+L, l+2L, ... in ascending order; the lanes'
+// partials are summed by the xor butterfly of width L (sim.ReduceSumTree, offsets L/2 ...
+// 1). The value of lane 0 is the output.
+//
+// Columns (MulMat with M = 2..8, Q4_K, Q5_K and IQ4_XS only). Each column j of src1 is
+// converted on its own (step 1: its own e_b, halves and sums). The warp, lanes and groups
+// are those of one column; a lane, for each of its groups in ascending order, loads the
+// weights and unpacks them (PRMT) once, then runs, for j = 0, 1, ..., M-1 in order, that
+// column's HFMA2 loop (step 3, with the same 8 half2 weights and column j's halves), its
+// float32 epilogue and one FFMA into column j's own partial. The columns' partials are
+// then summed by M independent butterflies. No value of one column enters another's
+// arithmetic, so the float order per column is exactly the one-column order: output (i, j)
+// has the bits of the one-column launch on column j (TestMultiColumnIsColumnByColumn).
+// Other types with 2..8 columns are refused (errors.ErrUnsupported): the note keeps
+// them on ggml's MMVQ ("Q6_K batches stay on the generic path"; its multi-column coverage
+// is Q4_K/Q5_K/IQ4_XS), and tiling dispatches them there.
+//
+// Fused gate/up/SWIGLU (MulMatSwiGLU). The gate and up matrices (same type, same N and K)
+// meet the same conversion of src1 (converted once for both). For row i and column j,
+// g and u are exactly MulMat's outputs for the gate and the up matrix (each its own
+// lanes, groups and butterfly, the weights unpacked per matrix), and the epilogue is
+// ggml's SWIGLU of the fused MMVQ (mmvq.cu: "result *= ggml_cuda_op_silu_single(gate)";
+// unary.cuh: silu(x) = x / (1.0f + expf(-x))) under -use_fast_math, without bias or
+// scale terms:
+//
+//	e = expf(-g)          (FNEG exact; expf = MUFU.EX2 of x·log2e: sim.Expf, measured)
+//	d = 1 + e             (FADD.FTZ)
+//	s = g · rcp(d)        (fast-math division: MUFU.RCP, FMUL.FTZ; sim.Div)
+//	out = u · s           (FMUL.FTZ)
+//
+// The expf step is sim.Expf (MUFU.EX2 as measured on an H200 for all 2^32 inputs); it is a
+// function variable so that tests can also check the structure with a float64 stand-in
+// marked NOT HARDWARE (export_test.go).
+//
+// Activation-conversion cache (Cache). One graph evaluation's cache maps a src1 (the
+// slice's identity: its first element's address and length) to its columns' conversions.
+// (*Cache).MulMat and (*Cache).MulMatSwiGLU take a cached conversion if the src1 values
+// are still the same bits (a kept copy is compared: a reused buffer converts again) and
+// otherwise convert and store. The conversion is a pure function of the column, so cached
+// and uncached calls give the same bits (TestCacheSameBits); Conversions and Hits count
+// the work saved. A nil *Cache or Options.NoActCache converts on every call.
+//
+// Fused single-row RMS_NORM * weight ((*Cache).RMSNormMul). The arithmetic is ggml's
+// rms_norm_f32<block_size, do_multiply> for one row of ncols values (norm.cu): block_size
+// 256 if ncols < 1024, else 1024 threads; thread t: tmp = fma(x_c, x_c, tmp) for c = t,
+// t+block_size, ... ("tmp += xi*xi", contracted to FFMA by nvcc's default -fmad=true); each
+// warp's xor butterfly (offsets 16..1) of its lanes' tmp; the block_size/32 warp sums
+// padded with zeros to 32 lanes and one more butterfly (block_reduce); mean = tmp / ncols
+// (MUFU.RCP of float(ncols), FMUL); scale = rsqrtf(mean + eps) (FADD, MUFU.RSQ: sim.Rsqrt,
+// measured on an H200; a function variable like expf); dst_c =
+// (scale·x_c)·w_c (two FMULs, left to right). The note's fusion then converts dst (step 1)
+// and writes the conversion into the cache, keyed by dst, so the matmuls reading dst hit
+// the cache. The reduction order is the choice the note leaves open: we keep ggml's
+// exactly (each of the fused kernel's blocks may recompute the row's Σx² in that order
+// to scale and convert its own 32-value blocks), so the fusion changes no bit: fused,
+// unfused (Options.NoNormFusion) and uncached give the same matmul outputs
+// (TestRMSNormFusion, which also recomputes Σx² lane by lane with warp shuffles).
+//
+// Options are the note's switches: Disabled (GGML_CUDA_GP100_MMVQ_DISABLE=1: every
+// matmul entry returns ErrDisabled, RMSNormMul is ggml's norm without conversion),
+// NoActCache, NoNormFusion, RowsPerWarp and RowMap (GP100_RMAP="nrows:R,...", rows per
+// warp for a matrix of nrows rows; ParseRowMap, OptionsFromEnv). Only the rows per warp
+// change bits.
+//
+// Dispatch lives in tiling (the one home of launch decisions): tiling.DecideWith with
+// tiling.Options{GP100FP16Path: true}, off by default because the patch is not in ggml,
+// returns tiling.KernelGP100FP16 on sm_60 (cc 600) only, for a MUL_MAT of a 2-D src0
+// where ggml runs mul_mat_vec_q, for the seven types at one column and Q4_K/Q5_K/IQ4_XS at
+// 2..8 (tiling.UseGP100FP16Path; TestTypesMatchTiling checks it agrees with what MulMat
+// accepts). `simrun explain --device P100 --type q4_K --shape K,N,M --fp16path` shows it.
 //
 // The simulator runs the loop with a fast exact step (hfma.go: c·h·2^-24 + acc is exact in
 // float64 for these operands and is rounded once to binary16); HalfDot, on f16.FMA2, is the
@@ -74,10 +144,15 @@
 //   - The epilogue order: a = lo + hi first; offsets removed in the prescaled domain
 //     before the scale (one FFMA whose product off·2^-24·S_g is exact), the min term in
 //     one FFMA after the scale; the unscale 2^(24-e_b) folded into the lane's FFMA.
-//   - Batch 1 only (the multi-column kernels, fused gate/up/SWIGLU, the conversion cache
-//     and the RMS_NORM fusion are not modelled: MulMat with M != 1 wraps
-//     errors.ErrUnsupported). The conversion cache does not change bits (the conversion is
-//     a pure function of the column).
+//   - Columns: the weights unpacked once per group and reused for every column, each
+//     column with its own accumulators in the one-column order (step 4 above).
+//   - Rows per warp: 1 unless Options say otherwise; the same for every column count.
+//   - SWIGLU: ggml's fused-MMVQ epilogue u·silu(g) with no bias terms; multi-column
+//     fused launches for the multi-column types (each column independent).
+//   - RMS_NORM fusion: ggml's reduction order (fusion changes no bit); the row length
+//     must be a multiple of 32 under the fusion (the conversion's block); non-finite x, w
+//     or eps are refused.
+//   - Cache key: src1's identity, valid only while its bits are unchanged.
 //
 // # Proofs of the note's claims, for these choices
 //
@@ -89,9 +164,23 @@
 // binades to spare. Per type the bound is 16·maxcode·32752·2^-24: Q3_K 0.22, Q4_K 0.47,
 // Q5_K 0.97, Q6_K 1.97, IQ4 7.52, Q8_0 7.97. (Without the 2^-24 of the subnormal weights the
 // same sums would reach 16·255·32752 ≈ 2^27: the subnormal encoding is what makes the
-// range fit.) In float32, 2^(24-e_b) <= 2^127 and |t| < 16·(|D| + Mmin) keep every step finite
-// for finite scales. TestNoOverflowAtEdges checks the loop with codes and activations at
-// their maxima and random ones.
+// range fit.)
+//
+// The same bound without the rounding slack, over all inputs at once: binary16 rounding
+// RN is monotone and odd, and every term satisfies |c·2^-24·h| <= T = maxcode·2^-24·32752,
+// so by induction each accumulator half after p steps has |acc_p| <= A_p, where A_0 = 0
+// and A_{p+1} = RN(A_p + T) (|RN(acc + t)| = RN(|acc + t|) <= RN(|acc| + |t|) <= RN(A_p +
+// T)). A_8 is the HFMA2 chain with the largest code and the largest prescaled half; it is
+// the exact worst case of the loop. TestOverflowWorstCase computes it with the hardware
+// operation: A_8 = 0.234 (Q4_K), 0.484 (Q5_K), 0.984 (Q6_K), 0.109 (Q3_K), 3.76 (IQ4_XS,
+// IQ4_NL), 3.98 (Q8_0), and A_16 < 8 even if one half took all 16 terms. The multi-column
+// and fused launches run this same loop per column and per matrix, so the bound holds for
+// them unchanged. TestNoOverflowAtEdges and TestEdgeGroups check the loop with codes and
+// activations at their maxima, zero, the smallest subnormal and random values.
+//
+// In float32, the epilogue's values are the group's sums in units of 2^(e_b-24); they
+// overflow only when the exact group sum Σ W·y exceeds the float32 range (about 2^128),
+// since 2^(24-e_b) <= 2^127 by the prescale's range (EMin).
 //
 // "The value q becomes the half q·2^-24, exactly." True: a half with bit pattern c < 1024
 // is the subnormal c·2^-24 and one with 1024 <= c < 2048 is 2^-14·(1 + (c-1024)/1024) =
@@ -160,15 +249,26 @@
 // views), the path it replaces (ggml-cuda/mmvq.cu mul_mat_vec_q, vecdotq.cuh, quantize.cu
 // quantize_q8_1; here sim/mmvq and sim/q8). Half arithmetic: package f16 (HFMA2 =
 // fma.rn.f16x2, subnormals kept: cuda_fp16.hpp emits no .ftz for half). float32: package
-// sim (FTZ, as -use_fast_math). PRMT: sim.BytePerm.
+// sim (FTZ, as -use_fast_math). PRMT: sim.BytePerm. The fused epilogues follow ggml's
+// own: ggml-cuda/mmvq.cu mul_mat_vec_q (the fused gate's "result *=
+// ggml_cuda_op_silu_single(gate_value)"), unary.cuh ggml_cuda_op_silu_single, norm.cu
+// rms_norm_f32 and rms_norm_mul_f32_cuda (block sizes), common.cuh block_reduce and
+// warp_reduce_sum; the fast-math division is sim.Div (MUFU.RCP, measured on sm_90).
 //
 // # Limits
 //
 //   - No GPU has run this kernel: the bits are this model's; the measured claims of the
-//     note (speed, KLD) are not modelled, and no CUDA kernel exists here.
-//   - Not wired into tiling or the root package's dispatch (the device check, cc 600, is
-//     the caller's).
-//   - Batch 1 only; K must be a multiple of the type's block size.
+//     note (speed, KLD) are not modelled. The project's CUDA version of these kernels
+//     (gpu/cuda) runs on the GPU at hand (an H200: CUDA 13 cannot target sm_60).
+//   - expf (MUFU.EX2), rsqrtf (MUFU.RSQ) and the fast-math divisions (MUFU.RCP) are sim's
+//     models measured on sm_90 (gpu/testdata/h200-mufu); sm_60's MUFU is not measured.
+//     The FFMA contraction of rms_norm's "tmp += xi*xi" is nvcc's default, not read from
+//     the SASS of norm.cu.
+//   - Dispatched only through tiling.DecideWith with the opt-in; the root package's
+//     MulMat (ggml's dispatch) never runs it. MUL_MAT_ID is not covered (the note names
+//     no such kernel).
+//   - 1 column for every type, 2..8 for Q4_K, Q5_K, IQ4_XS; K must be a multiple of the
+//     type's block size; 2-D matrices only (no channels or samples).
 //   - HFMA2 on sm_60 is taken to be IEEE binary16 fma, round to nearest, subnormals kept
 //     (package f16, fma.rn.f16x2 without .ftz). The note's kernel depends on it: were half
 //     subnormals flushed, every weight c·2^-24 would be zero. It is not measured here.

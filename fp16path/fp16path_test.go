@@ -291,7 +291,11 @@ func TestErrors(t *testing.T) {
 		unsupported bool
 	}{
 		{"type", must(fp16path.MulMat(quant.Q4_0, make([]byte, 8*18), 256, 1, y, 1, nil)), true},
-		{"batch", must(fp16path.MulMat(quant.Q4_K, x, 256, 1, append(y, y...), 2, nil)), true},
+		{"Q6_K columns", must(fp16path.MulMat(quant.Q6_K, make([]byte, 210), 256, 1, append(y, y...), 2, nil)), true},
+		{"9 columns", must(fp16path.MulMat(quant.Q4_K, x, 256, 1, make([]float32, 9*256), 9, nil)), true},
+		{"0 columns", must(fp16path.MulMat(quant.Q4_K, x, 256, 1, nil, 0, nil)), false},
+		{"y of 2 columns", must(fp16path.MulMat(quant.Q4_K, x, 256, 1, append(y, y[1:]...), 2, nil)), false},
+		{"row map", must(fp16path.MulMat(quant.Q4_K, x, 256, 1, y, 1, &fp16path.Options{RowMap: map[int]int{1: 3}})), false},
 		{"K", must(fp16path.MulMat(quant.Q4_K, x[:72], 128, 1, y[:128], 1, nil)), false},
 		{"bytes", must(fp16path.MulMat(quant.Q4_K, x[:100], 256, 1, y, 1, nil)), false},
 		{"y", must(fp16path.MulMat(quant.Q4_K, x, 256, 1, y[:255], 1, nil)), false},

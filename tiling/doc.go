@@ -31,6 +31,12 @@
 //   - FuseGLU is ggml_cuda_try_fuse's {MUL_MAT(_ID) gate, MUL_MAT(_ID) up, GLU} branch:
 //     whether the three nodes become one mul_mat_vec_q launch with the GLU epilogue
 //     (ggml_cuda_should_fuse_mul_mat, ggml_cuda_should_fuse_mul_mat_vec_q).
+//   - DecideWith adds choices that are not ggml's, off by default: Options.GP100FP16Path
+//     opts in to the GP100 fp16 matrix-vector path of "patch 0007" (seed note 002, a
+//     local llama.cpp patch, not in ggml), which on sm_60 replaces mul_mat_vec_q for
+//     Q3_K..Q6_K, IQ4_XS, IQ4_NL, Q8_0 with one column and Q4_K/Q5_K/IQ4_XS with 2..8
+//     (UseGP100FP16Path, KernelGP100FP16; package fp16path simulates it). Decide never
+//     returns it.
 //
 // # Sources
 //

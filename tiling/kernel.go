@@ -35,6 +35,11 @@ const (
 	// in mul_mat_vec_q_switch_type (mmvq.cu) or GGML_ASSERT(convert_func != nullptr) in
 	// ggml_cuda_mul_mat_cublas_impl (ggml-cuda.cu) for a type with no kernel (q8_K).
 	KernelAbort
+	// KernelGP100FP16: the fp16 matrix-vector path of "patch 0007" (seed note 002,
+	// mmvq-gp100.cu; not in ggml): activations converted to prescaled fp16, HFMA2 dot
+	// products. Only DecideWith with Options.GP100FP16Path returns it (UseGP100FP16Path);
+	// package fp16path simulates it.
+	KernelGP100FP16
 )
 
 var kernelNames = [...]struct{ short, ggml string }{
@@ -47,10 +52,11 @@ var kernelNames = [...]struct{ short, ggml string }{
 	KernelCuBLAS:           {"cublas", "ggml_cuda_mul_mat_cublas (convert src0, cuBLAS GEMM)"},
 	KernelMMIDHostFallback: {"mmid_host_fallback", "ggml_cuda_mul_mat_id host fallback (sort by expert on the host, one ggml_cuda_mul_mat per expert)"},
 	KernelAbort:            {"abort", "accepted by the backend, but ggml aborts on the path it takes"},
+	KernelGP100FP16:        {"gp100_fp16", "mul_mat_vec_gp100 fp16 path (patch 0007, mmvq-gp100.cu; not in ggml)"},
 }
 
 // String returns the short name: "mmvq", "mmvq_moe", "mmq", "mmvf", "mmf", "cublas",
-// "mmid_host_fallback", "unsupported" or "abort".
+// "mmid_host_fallback", "unsupported", "abort" or "gp100_fp16".
 func (k Kernel) String() string {
 	if k >= 0 && int(k) < len(kernelNames) {
 		return kernelNames[k].short

@@ -22,7 +22,7 @@ import (
 )
 
 const explainHelp = `usage: simrun explain --device NAME --type T --shape K,N,M [--experts E,U [--routing R] [--seed S]]
-                      [--json] [--svg FILE] [--blocks N]
+                      [--fp16path] [--json] [--svg FILE] [--blocks N]
 
 explain says which kernel ggml's CUDA backend (commit d99724f2b141) dispatches a MUL_MAT
 (or, with --experts, a MUL_MAT_ID) to on a device, and why: the thresholds of
@@ -48,6 +48,8 @@ flags:
                    sparse (only the first max(U, E/4) experts), all-to-one (every token
                    the same U experts)  [uniform, and the output says it was assumed]
   --seed S         seed of the routing's random choices  [1]
+  --fp16path       opt in to the GP100 fp16 matrix-vector path of patch 0007 (seed note 002;
+                   not in ggml): on sm_60 (P100) it replaces mul_mat_vec_q where it has a kernel
   --json           print the explanation as one JSON object (schema: docs/explain-json.md)
   --svg FILE       draw the mul_mat_q partition (tiles x k, blocks, fixup order) as SVG
   --blocks N       list at most N CUDA blocks and N fixup blocks in the text (0: all)  [64]
@@ -123,6 +125,7 @@ type explainReport struct {
 	MMVQ         *mmvqJSON    `json:"mmvq,omitempty"`
 	MMQ          *mmqJSON     `json:"mmq,omitempty"`
 	GLUFusion    *gluJSON     `json:"glu_fusion,omitempty"`
+	FP16Path     *fp16JSON    `json:"fp16_path,omitempty"`
 	Simulated    bool         `json:"simulated"`
 	SimulatedBy  string       `json:"simulated_by,omitempty"`
 	NotSimulated string       `json:"not_simulated,omitempty"`
@@ -191,6 +194,17 @@ type mmvqJSON struct {
 	// WriteRace is why ggml's one-token MUL_MAT_ID launch races on this shape
 	// (sim/mmvq.IDWriteRace), "" if it does not.
 	WriteRace string `json:"write_race,omitempty"`
+}
+
+// fp16JSON is the launch of the GP100 fp16 path (package fp16path's choices).
+type fp16JSON struct {
+	RowsPerWarp   int  `json:"rows_per_warp"`
+	LanesPerRow   int  `json:"lanes_per_row"`
+	Groups        int  `json:"groups"`
+	GroupsPerLane int  `json:"groups_per_lane"`
+	Columns       int  `json:"columns"`
+	Warps         int  `json:"warps"`
+	MultiColumn   bool `json:"multi_column"`
 }
 
 type mmqJSON struct {
@@ -298,6 +312,7 @@ type explainArgs struct {
 	json         bool
 	svg          string
 	blocks       int
+	fp16         bool
 }
 
 // usageErr is a command-line mistake: explain prints it and exits 2.
@@ -322,6 +337,7 @@ func parseExplain(args []string) (*explainArgs, error) {
 	asJSON := fl.Bool("json", false, "")
 	svg := fl.String("svg", "", "")
 	blocks := fl.Int("blocks", 64, "")
+	fp16 := fl.Bool("fp16path", false, "")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -333,7 +349,7 @@ func parseExplain(args []string) (*explainArgs, error) {
 	}
 	set := map[string]bool{}
 	fl.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	a := &explainArgs{seed: *seed, json: *asJSON, svg: *svg, blocks: *blocks, routing: *routing, routingGiven: set["routing"]}
+	a := &explainArgs{seed: *seed, json: *asJSON, svg: *svg, blocks: *blocks, routing: *routing, routingGiven: set["routing"], fp16: *fp16}
 	var err error
 	if a.dev, err = sim.Lookup(*devName); err != nil {
 		return nil, usageErr{"--device: " + err.Error()}
@@ -494,7 +510,7 @@ func explain(a *explainArgs) (*explainReport, *streamk.Partition, error) {
 		rep.Shape.Experts, rep.Shape.ExpertsUsed = a.experts, a.used
 		shape.Experts = a.experts
 	}
-	d, err := tiling.Decide(dev, t, shape)
+	d, err := tiling.DecideWith(dev, t, shape, tiling.Options{GP100FP16Path: a.fp16})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -503,6 +519,9 @@ func explain(a *explainArgs) (*explainReport, *streamk.Partition, error) {
 	if d.Kernel != tiling.KernelUnsupported {
 		fused, why := tiling.FuseGLU(dev, t, shape, a.used) // B1 = U, as the routing below
 		rep.GLUFusion = &gluJSON{Fused: fused, Reason: why}
+	}
+	if a.fp16 {
+		rep.Checks = append(rep.Checks, fp16Check(dev, t, shape))
 	}
 
 	var cols []int
@@ -539,6 +558,8 @@ func explain(a *explainArgs) (*explainReport, *streamk.Partition, error) {
 		}
 	case d.Kernel == tiling.KernelMMQ:
 		rep.MMQ, part = explainMMQ(dev, t, shape, cols)
+	case d.Kernel == tiling.KernelGP100FP16:
+		rep.FP16Path = explainFP16(a)
 	}
 	simulated(rep, a, d)
 	return rep, part, nil
@@ -712,6 +733,10 @@ func simulated(rep *explainReport, a *explainArgs, d tiling.Decision) {
 		rep.NotSimulated = fmt.Sprintf("%v: %s", mmvq.ErrWriteRace, v.WriteRace)
 		return
 	}
+	if d.Kernel == tiling.KernelGP100FP16 {
+		fp16Simulated(rep, a)
+		return
+	}
 	if d.Kernel == tiling.KernelMMQ && a.experts == 0 {
 		p, err := mmq.MakePlan(a.dev, a.typ, int(a.k), int(a.n), int(a.m))
 		if err != nil {
@@ -812,6 +837,9 @@ func writeExplainText(w io.Writer, a *explainArgs, rep *explainReport, part *str
 			fmt.Fprintf(w, "  ggml races here (result undefined; ggsim refuses): %s\n", v.WriteRace)
 		}
 	}
+	if f := rep.FP16Path; f != nil {
+		writeFP16Text(w, f)
+	}
 	if m := rep.MMQ; m != nil {
 		writeMMQText(w, a, rep, m, part)
 	}
@@ -825,7 +853,7 @@ func writeExplainText(w io.Writer, a *explainArgs, rep *explainReport, part *str
 	switch {
 	case rep.Simulated:
 		fmt.Fprintf(w, "simulated: yes (%s)\n", rep.SimulatedBy)
-	case rep.MMQ == nil && rep.MMVQ == nil:
+	case rep.MMQ == nil && rep.MMVQ == nil && rep.FP16Path == nil:
 		fmt.Fprintf(w, "simulated: no: %s\n", rep.NotSimulated)
 	default:
 		fmt.Fprintf(w, "simulated: no (the plan above is ggml's; ggsim does not compute these bits): %s\n", rep.NotSimulated)

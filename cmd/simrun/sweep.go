@@ -105,7 +105,10 @@ type sweepFileJSON struct {
 	ByKind    map[string][2]int `json:"by_kind,omitempty"`
 	ByType    map[string][2]int `json:"by_type,omitempty"`
 	ByProfile map[string][2]int `json:"by_profile,omitempty"`
-	Failures  []sweepCaseJSON   `json:"failures,omitempty"`
+	// ByLaunch counts the mmq cases by the launch ggml makes (oracletest.MMQLaunch: the
+	// conventional grid, one block per tile, stream-K with or without fixup; fallback rows).
+	ByLaunch map[string][2]int `json:"by_launch,omitempty"`
+	Failures []sweepCaseJSON   `json:"failures,omitempty"`
 }
 
 type sweepVerifyJSON struct {
@@ -219,6 +222,23 @@ func verifySweepFile(path string, impl *ggsim.Simulator, noMMA bool, workers int
 			k[0]++
 		}
 		fr.ByKind[v.Want.Kind] = k
+		var K, N, M int
+		if v.Want.Kind != "mmq" {
+			continue
+		}
+		if _, err := fmt.Sscanf(v.Want.Shape, "K=%d N=%d M=%d", &K, &N, &M); err != nil {
+			continue
+		}
+		if fr.ByLaunch == nil {
+			fr.ByLaunch = map[string][2]int{}
+		}
+		l := oracletest.MMQLaunch(dev, v.Want.Type, K, N, M)
+		c := fr.ByLaunch[l]
+		c[1]++
+		if v.Match {
+			c[0]++
+		}
+		fr.ByLaunch[l] = c
 	}
 	for _, v := range rep.Verdicts {
 		if v.Match {
@@ -268,6 +288,9 @@ func printSweepFile(w io.Writer, fr sweepFileJSON) {
 		counts("kind", fr.ByKind)
 		counts("type", fr.ByType)
 		counts("profile", fr.ByProfile)
+		if fr.ByLaunch != nil {
+			counts("mmq launch", fr.ByLaunch)
+		}
 	}
 	fmt.Fprintf(w, "%s: %d/%d cases match\n", fr.File, fr.Match, fr.Cases)
 }

@@ -122,6 +122,10 @@ func (s *suite) drawMMQShape(rt *rapid.T, t quant.Type, maxM int) (K, N, M int, 
 	return K, N, M, class
 }
 
+// MMQLaunch names the launch ggml makes for a MUL_MAT of the shape on MMQ (for reports):
+// the same as mmqLaunch.
+func MMQLaunch(dev sim.Device, t quant.Type, K, N, M int) string { return mmqLaunch(dev, t, K, N, M) }
+
 // mmqLaunch names the launch ggml makes for the shape (for the report): the
 // conventional grid (configs without stream-K), the stream-K kernel with one block per
 // tile (efficiency >= 90%) or with SMCount blocks, with or without fixups, and the fallback kernel (N not

@@ -4,14 +4,16 @@
 
 // float_specials: in[] holds values the compiler cannot fold:
 //   in[0] +0, in[1] -0, in[2] NaN 0x7fc00001, in[3] 1, in[4] +Inf, in[5] 1-2^-24,
-//   in[6] 2^-126, in[7] NaN 0xffc00002, in[8] the subnormal 0x00000005.
+//   in[6] 2^-126, in[7] NaN 0xffc00002, in[8] the subnormal 0x00000005, in[9] NaN 0x7fc00001
+//   again (fmaxf(n1, n1) of one register is folded to n1 by NVVM: the PTX of 2026-12-02
+//   had no max.f32 for it, so the device gave n1's payload; two loads keep the max).
 // o[k] is the bits of the k-th expression below (FloatSpecials in specials.go names them).
 extern "C" __global__ void float_specials(unsigned int *o, const float *in) {
-    float pz = in[0], nz = in[1], n1 = in[2], one = in[3], inf = in[4], t1 = in[5], t2 = in[6], n2 = in[7], sub = in[8];
+    float pz = in[0], nz = in[1], n1 = in[2], one = in[3], inf = in[4], t1 = in[5], t2 = in[6], n2 = in[7], sub = in[8], n1b = in[9];
     float f;
     o[0] = __float_as_uint(fmaxf(pz, nz));
     o[1] = __float_as_uint(fmaxf(nz, pz));
-    o[2] = __float_as_uint(fmaxf(n1, n1));
+    o[2] = __float_as_uint(fmaxf(n1, n1b));
     o[3] = __float_as_uint(fminf(pz, nz));
     o[4] = __float_as_uint(fminf(nz, pz));
     o[5] = __float_as_uint(n1 + one);
