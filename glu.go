@@ -10,10 +10,6 @@ import (
 	"github.com/ggsim/ggsim/tiling"
 )
 
-// gluMath is the GPU's expf and tanhf for the GLU epilogues (glu.Hardware; tests put a
-// stand-in here to check the plumbing, never to claim bits).
-var gluMath = glu.Hardware
-
 // MulMatGLU computes GLU(ggml_mul_mat(gate, b), ggml_mul_mat(up, b)) as ggml's CUDA
 // backend does on dev for the graph {MUL_MAT gate, MUL_MAT up, GLU} (the golden schema's
 // mul_mat_glu): gate and up have the same type and shape, b holds M columns, the result
@@ -27,8 +23,9 @@ var gluMath = glu.Hardware
 // gate matmul's, its Reason saying whether and why the GLU was fused. WithTrace records
 // the gate's launch, then the up's.
 //
-// The epilogues need expf and tanhf as the GPU computes them under -use_fast_math; while
-// ggsim has not measured them the error wraps glu.ErrUnsupported (errors.ErrUnsupported).
+// The fused swiglu_oai uses ggml's default alpha and limit whatever g says (see
+// glu.Fused). A GLU other than swiglu, geglu and swiglu_oai is an error wrapping
+// glu.ErrUnsupported (errors.ErrUnsupported).
 func MulMatGLU(dev sim.Device, gate, up Weights, b []float32, M int, g glu.Spec, fusionAllowed bool, opts ...Option) (Result, error) {
 	if err := sameWeights(gate, up, false); err != nil {
 		return Result{}, err
@@ -36,12 +33,11 @@ func MulMatGLU(dev sim.Device, gate, up Weights, b []float32, M int, g glu.Spec,
 	if M < 1 || int64(len(b)) != int64(gate.K)*int64(M) {
 		return Result{}, fmt.Errorf("ggsim: MulMatGLU: activations: %d values given for %d columns of %d", len(b), M, gate.K)
 	}
-	m := gluMath()
-	if err := m.Check(g); err != nil {
+	if err := glu.Check(g); err != nil {
 		return Result{}, fmt.Errorf("ggsim: MulMatGLU: %w", err)
 	}
 	shape := tiling.Shape{K: int64(gate.K), N: int64(gate.N), M: int64(M)}
-	return runGLU(dev, gate.Type, shape, 0, fusionAllowed, g, m,
+	return runGLU(dev, gate.Type, shape, 0, fusionAllowed, g,
 		func(w Weights, c *config, tr *Trace) ([]float32, error) {
 			return simulated[tiling.KernelMMVQ].mulMat(dev, w, b, M, c, tr)
 		},
@@ -57,15 +53,14 @@ func MulMatIDGLU(dev sim.Device, gate, up Weights, b []float32, B1, T int, ids [
 	if err := sameWeights(gate, up, true); err != nil {
 		return Result{}, err
 	}
-	m := gluMath()
-	if err := m.Check(g); err != nil {
+	if err := glu.Check(g); err != nil {
 		return Result{}, fmt.Errorf("ggsim: MulMatIDGLU: %w", err)
 	}
 	if err := checkIDArgs(gate, b, B1, T, ids, U); err != nil {
 		return Result{}, err
 	}
 	shape := tiling.Shape{K: int64(gate.K), N: int64(gate.N), M: int64(T), Experts: int64(gate.E)}
-	return runGLU(dev, gate.Type, shape, int64(B1), fusionAllowed, g, m,
+	return runGLU(dev, gate.Type, shape, int64(B1), fusionAllowed, g,
 		func(w Weights, c *config, tr *Trace) ([]float32, error) {
 			return simulated[tiling.KernelMMVQ].mulMatID(dev, w, b, B1, T, ids, U, c, tr)
 		},
@@ -111,7 +106,7 @@ func sameWeights(gate, up Weights, id bool) error {
 // runGLU runs the fused or the unfused path: fusedMM is the MMVQ sum of one weight
 // tensor (the fused launch computes the gate's and the up's sums as two unfused MMVQ
 // launches would), plainMM the full matmul front door.
-func runGLU(dev sim.Device, t quant.Type, shape tiling.Shape, b1 int64, fusionAllowed bool, g glu.Spec, m glu.Math,
+func runGLU(dev sim.Device, t quant.Type, shape tiling.Shape, b1 int64, fusionAllowed bool, g glu.Spec,
 	fusedMM func(Weights, *config, *Trace) ([]float32, error), plainMM func(Weights) (Result, error),
 	gate, up Weights, opts []Option) (Result, error) {
 	fused, why := tiling.FuseGLU(dev, t, shape, b1)
@@ -134,7 +129,7 @@ func runGLU(dev sim.Device, t quant.Type, shape tiling.Shape, b1 int64, fusionAl
 			return Result{Decision: d}, err
 		}
 		out := make([]float32, len(uv))
-		if err := glu.Fused(m, g, gv, uv, out, t == quant.NVFP4); err != nil {
+		if err := glu.Fused(g, gv, uv, out); err != nil {
 			return Result{Decision: d}, err
 		}
 		return Result{Out: out, Decision: d, Trace: tr}, nil
@@ -149,7 +144,7 @@ func runGLU(dev sim.Device, t quant.Type, shape tiling.Shape, b1 int64, fusionAl
 		return Result{Decision: rg.Decision}, err
 	}
 	out := make([]float32, len(ru.Out))
-	if err := glu.Unfused(m, g, rg.Out, ru.Out, out); err != nil {
+	if err := glu.Unfused(g, rg.Out, ru.Out, out); err != nil {
 		return Result{Decision: rg.Decision}, err
 	}
 	res := Result{Out: out, Decision: rg.Decision, Trace: rg.Trace}

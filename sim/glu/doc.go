@@ -1,30 +1,22 @@
-// Package glu is the gated-linear-unit epilogue of ggml's CUDA backend, bit for bit as a
-// -use_fast_math build computes it on the GPU: the swiglu, geglu and swiglu_oai of one
-// gate value and one up value, in the two places ggml computes them.
+// Package glu applies the gated-linear-unit epilogues of ggml's CUDA backend to the
+// outputs of a gate and an up matmul, in the two places ggml computes them:
 //
 //   - Fused: the epilogue of mul_mat_vec_q with has_fusion (mmvq.cu), which runs when
 //     ggml_cuda_try_fuse (ggml-cuda.cu) fuses {MUL_MAT gate, MUL_MAT up, GLU} or their
 //     MUL_MAT_ID forms into one launch (tiling.FuseGLU). The gate and up sums are those
-//     of two unfused launches (same launch plan, same reduction); the epilogue first
-//     multiplies each by its scale (NVFP4 only: 1.0f without scale tensors) and adds its
-//     bias (0.0f without bias tensors: a real FADD, which turns -0 into +0), then
-//     result *= silu(gate) or gelu(gate), or result = swiglu_oai(gate, result).
-//   - Unfused: unary_gated_op_kernel (dst = op(gate) * up) and swiglu_oai_kernel
-//     (unary.cu), on the two matmul outputs.
+//     of two unfused launches (same launch plan, same reduction); the epilogue adds the
+//     zero bias to each (FADD: -0 becomes +0) and computes result·silu(gate),
+//     result·gelu(gate) or swiglu_oai(gate, result) with ggml's default alpha and limit.
+//   - Unfused: unary_gated_op_kernel (dst = op(gate)·up) and swiglu_oai_kernel
+//     (unary.cu), on the two matmul outputs, with the op's alpha and limit.
 //
-// The per-value functions are ggml_cuda_op_silu_single, ggml_cuda_op_gelu_single and
-// ggml_cuda_op_swiglu_oai_single (unary.cuh), written here one float operation at a time
-// with package sim's arithmetic (FTZ adds and multiplies, fast-math division Div =
-// MUFU.RCP then FMUL, fminf/fmaxf). Where nvcc may contract a*b+c into one FFMA the
-// choice is a named constant per site (contractGELUInner), to be set from the SASS.
+// The per-value arithmetic is package sim's (sim.GLUFused, sim.GLUUnfused: the SASS
+// sequences of the H200 build, with MUFU.EX2 and MUFU.TANH as measured); this package
+// names the GLUs as the golden schema does (Spec) and runs them over slices.
 //
 // # Limits
 //
-// expf and tanhf under -use_fast_math compile to MUFU instructions (ex2.approx, and
-// tanh.approx or a sequence around ex2) that ggsim has not measured yet. Until package
-// sim provides them, every GLU that needs one (swiglu and swiglu_oai: expf; geglu: tanhf)
-// returns an error wrapping ErrUnsupported (errors.ErrUnsupported): Hardware() has nil
-// functions. Math lets a test run the formulas with a stand-in (not the hardware's bits).
-// Only swiglu, geglu and swiglu_oai are modelled (the GLUs ggml fuses); reglu, geglu_erf,
-// geglu_quick and swapped operands are not.
+// Only swiglu, geglu and swiglu_oai are modelled (the GLUs ggml fuses); reglu,
+// geglu_erf, geglu_quick and swapped operands are not (ErrUnsupported). No bias or scale
+// tensors (ggml's {mul_mat, add, mul_mat, add, glu} fusion).
 package glu
