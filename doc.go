@@ -17,9 +17,9 @@
 // MulMatGLU and MulMatIDGLU run a feed-forward block's gate and up matmuls and a GLU
 // (swiglu, geglu, swiglu_oai; package sim/glu) as ggml does for one graph {gate, up,
 // GLU}: fused into one mul_mat_vec_q launch with the GLU epilogue where ggml fuses it
-// (tiling.FuseGLU), else the two matmuls and unary.cu's GLU kernel. The epilogues need
-// the GPU's fast-math expf and tanhf; until package sim has them every GLU returns an
-// error wrapping errors.ErrUnsupported.
+// (tiling.FuseGLU), else the two matmuls and unary.cu's GLU kernel, with the GPU's
+// fast-math expf and tanhf (MUFU.EX2, MUFU.TANH; package sim). Another GLU is an error
+// wrapping errors.ErrUnsupported.
 //
 // Simulator is the same front door as an oracle.Impl (and oracle.GLUImpl), which the golden verifier
 // (oracle.VerifyFile, simrun verify) and the conformance suite (oracle/oracletest) run.

@@ -34,8 +34,8 @@
 // The reference covers MUL_MAT and MUL_MAT_ID (per token and slot) of the quantized
 // types quant can dequantize. GLU cases (mul_mat_glu, mul_mat_id_glu) run through an
 // Impl's GLUImpl with the case's fusion setting and are judged on their bits only (no
-// fp64 check); an Impl without GLUImpl has them UNSUPPORTED, and so has the simulator
-// while the GPU's fast-math expf and tanhf are not measured (package sim/glu). A golden file of another ggml commit than GGMLCommit is UNSUPPORTED as
+// fp64 check); an Impl without GLUImpl has them UNSUPPORTED. A golden file of another
+// ggml commit than GGMLCommit is UNSUPPORTED as
 // a whole unless it records the kernel fingerprint of the modelled sources
 // (golden.ggml.kernel_fingerprint, package ggmlsrc): then it is verified, and every case
 // says so (CaseResult.Sources). A file whose fingerprint differs (even one that names

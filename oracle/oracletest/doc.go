@@ -152,7 +152,7 @@
 //
 // Sweep makes numbered, reproducible cases for device runs recorded as output digests
 // (gpu/ggml TestSweepCUDA) and verified anywhere (VerifySweep, `simrun sweep verify`):
-// kinds mmq and mmqid (MMQ shapes), and glu and gluid (sweepglu.go): one token through a
+// kinds mmq and mmqid (MMQ shapes), and glu, gluid and gluid2 (sweepglu.go): one token through a
 // gate and an up matmul of every MMVQ type and a swiglu, geglu or swiglu_oai (alpha and
 // limit at ggml's 1.702/7, around them, or adversarial), with fusion allowed or disabled,
 // on plain, wide (gate values past the range where expf overflows) and adversarial but
