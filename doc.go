@@ -14,7 +14,14 @@
 // computed with a kernel ggml would not use. Bad input (sizes that do not fit, expert
 // ids out of range) is an error that is not ErrUnsupported.
 //
-// Simulator is the same front door as an oracle.Impl, which the golden verifier
+// MulMatGLU and MulMatIDGLU run a feed-forward block's gate and up matmuls and a GLU
+// (swiglu, geglu, swiglu_oai; package sim/glu) as ggml does for one graph {gate, up,
+// GLU}: fused into one mul_mat_vec_q launch with the GLU epilogue where ggml fuses it
+// (tiling.FuseGLU), else the two matmuls and unary.cu's GLU kernel, with the GPU's
+// fast-math expf and tanhf (MUFU.EX2, MUFU.TANH; package sim). Another GLU is an error
+// wrapping errors.ErrUnsupported.
+//
+// Simulator is the same front door as an oracle.Impl (and oracle.GLUImpl), which the golden verifier
 // (oracle.VerifyFile, simrun verify) and the conformance suite (oracle/oracletest) run.
 // Samples holds the golden files of real H200 outputs that simrun verifies when it is
 // given no file.

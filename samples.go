@@ -9,9 +9,10 @@ import (
 // Samples holds committed golden files of real H200 outputs whose every case ggsim
 // simulates (provenance in testdata/golden/README.md and
 // testdata/golden/h200-capture/README.md): the MMVQ, MMQ, MoE and extra-type slices of
-// the shared golden set and the files captured with K = 8192 and for MoE. The slice of
-// GLU cases (not simulated yet) is not embedded; tests read it from testdata.
+// the shared golden set, the GLU slice (gate, up and a GLU, fused) and the files captured
+// with K = 8192 and for MoE.
 //
+//go:embed testdata/golden/ggml-h200-dev-glu.slice.gguf
 //go:embed testdata/golden/ggml-h200-dev-mmvq.slice.gguf
 //go:embed testdata/golden/ggml-h200-dev-mmq.slice.gguf
 //go:embed testdata/golden/ggml-h200-dev-moe.slice.gguf

@@ -32,8 +32,10 @@
 // # Limits
 //
 // The reference covers MUL_MAT and MUL_MAT_ID (per token and slot) of the quantized
-// types quant can dequantize; GLU cases are UNSUPPORTED (their epilogue needs MUFU.EX2,
-// not measured). A golden file of another ggml commit than GGMLCommit is UNSUPPORTED as
+// types quant can dequantize. GLU cases (mul_mat_glu, mul_mat_id_glu) run through an
+// Impl's GLUImpl with the case's fusion setting and are judged on their bits only (no
+// fp64 check); an Impl without GLUImpl has them UNSUPPORTED. A golden file of another
+// ggml commit than GGMLCommit is UNSUPPORTED as
 // a whole unless it records the kernel fingerprint of the modelled sources
 // (golden.ggml.kernel_fingerprint, package ggmlsrc): then it is verified, and every case
 // says so (CaseResult.Sources). A file whose fingerprint differs (even one that names

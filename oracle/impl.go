@@ -5,6 +5,7 @@ import (
 
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
+	"github.com/ggsim/ggsim/sim/glu"
 )
 
 // ErrUnsupported is errors.ErrUnsupported: every error that says an implementation does
@@ -27,6 +28,16 @@ type Impl interface {
 	Name() string
 	MulMat(dev sim.Device, t quant.Type, a []byte, K, N int, b []float32, M int) ([]float32, error)
 	MulMatID(dev sim.Device, t quant.Type, as []byte, K, N, E int, b []float32, B1, T int, ids []int32, U int) ([]float32, error)
+}
+
+// GLUImpl is implemented by an Impl that computes the golden schema's GLU ops: one
+// graph {gate matmul, up matmul, GLU} with the gate first (mul_mat_glu: gate and up
+// [K,N], b [K,M] → [N,M]; mul_mat_id_glu: gate and up [K,N,E], b [K,B1,T], ids [U,T] →
+// [N,U,T]). fusionAllowed false is ggml run with GGML_CUDA_DISABLE_FUSION=1. An Impl
+// without it has every GLU case UNSUPPORTED.
+type GLUImpl interface {
+	MulMatGLU(dev sim.Device, t quant.Type, gate, up []byte, K, N int, b []float32, M int, g glu.Spec, fusionAllowed bool) ([]float32, error)
+	MulMatIDGLU(dev sim.Device, t quant.Type, gate, up []byte, K, N, E int, b []float32, B1, T int, ids []int32, U int, g glu.Spec, fusionAllowed bool) ([]float32, error)
 }
 
 // Localizer is implemented by an Impl that can say where, inside the kernel, an output

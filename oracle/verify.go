@@ -12,6 +12,7 @@ import (
 	"github.com/ggsim/ggsim/gguf/golden"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
+	"github.com/ggsim/ggsim/sim/glu"
 	"github.com/ggsim/ggsim/tiling"
 )
 
@@ -341,7 +342,7 @@ func verifyCase(f *golden.File, c *golden.Case, dev sim.Device, impl Impl, opt O
 			r.FP64 = &FP64Check{Errors: rel, Outside: out, N: len(want)}
 		}
 	default: // GLU ops
-		fail(fmt.Errorf("%w: op %s: the GLU epilogue needs MUFU.EX2 (silu/gelu under -use_fast_math), which ggsim has not measured", ErrUnsupported, c.Op))
+		verifyGLU(f, c, tensors, dstT, dev, impl, r, fail)
 	}
 }
 
@@ -439,3 +440,56 @@ func verifyQuantize(c *golden.Case, src, dst *golden.Tensor, r *CaseResult) {
 }
 
 func f32bits(f float32) uint32 { return math.Float32bits(f) }
+
+// verifyGLU runs a mul_mat_glu or mul_mat_id_glu case through impl's GLUImpl (an Impl
+// without one has the case UNSUPPORTED) with the case's fusion setting (absent: allowed,
+// ggml's default) and judges the bits. There is no fp64 check of GLU outputs.
+func verifyGLU(f *golden.File, c *golden.Case, src []*golden.Tensor, dstT *golden.Tensor, dev sim.Device, impl Impl, r *CaseResult, fail func(error)) {
+	s := c.Shape
+	if c.Op.IsID() {
+		r.Kernel = tiling.MulMatID(dev, c.WeightType, tiling.Shape{K: s.K, N: s.N, M: s.T, Experts: s.E}).Kernel.String()
+	} else {
+		r.Kernel = tiling.MulMat(dev, c.WeightType, tiling.Shape{K: s.K, N: s.N, M: s.M}).Kernel.String()
+	}
+	gi, ok := impl.(GLUImpl)
+	if !ok {
+		fail(fmt.Errorf("%w: op %s: %s computes no GLU", ErrUnsupported, c.Op, impl.Name()))
+		return
+	}
+	g := glu.Spec{Op: glu.Op(c.GLU), Alpha: c.GLUAlpha, Limit: c.GLULimit}
+	allowed := c.Fusion != golden.FusionDisabled
+	b, err := src[2].F32()
+	if err != nil {
+		fail(err)
+		return
+	}
+	want, err := dstT.F32()
+	if err != nil {
+		fail(err)
+		return
+	}
+	var got []float32
+	if c.Op.IsID() {
+		if err := f.CheckIDs(c); err != nil {
+			fail(err)
+			return
+		}
+		ids, err := src[3].I32()
+		if err != nil {
+			fail(err)
+			return
+		}
+		got, err = gi.MulMatIDGLU(dev, c.WeightType, src[0].Data, src[1].Data, int(s.K), int(s.N), int(s.E), b, int(s.B1), int(s.T), ids, int(s.U), g, allowed)
+		if err != nil {
+			fail(fmt.Errorf("%s: %w", impl.Name(), err))
+			return
+		}
+	} else {
+		got, err = gi.MulMatGLU(dev, c.WeightType, src[0].Data, src[1].Data, int(s.K), int(s.N), b, int(s.M), g, allowed)
+		if err != nil {
+			fail(fmt.Errorf("%s: %w", impl.Name(), err))
+			return
+		}
+	}
+	judge(r, got, want, int(s.N))
+}

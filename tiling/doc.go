@@ -28,6 +28,9 @@
 //     MakeMMQPlan adds fallback (ne01 % 128 != 0) and the tile numbers nty, ntx, ntzw,
 //     ntiles, blocks_per_ne00 and blocks_per_iter. The stream-K partition built on those
 //     numbers (grid size, kbc ranges, fixup) belongs to package streamk.
+//   - FuseGLU is ggml_cuda_try_fuse's {MUL_MAT(_ID) gate, MUL_MAT(_ID) up, GLU} branch:
+//     whether the three nodes become one mul_mat_vec_q launch with the GLU epilogue
+//     (ggml_cuda_should_fuse_mul_mat, ggml_cuda_should_fuse_mul_mat_vec_q).
 //   - DecideWith adds choices that are not ggml's, off by default: Options.GP100FP16Path
 //     opts in to the GP100 fp16 matrix-vector path of "patch 0007" (seed note 002, a
 //     local llama.cpp patch, not in ggml), which on sm_60 replaces mul_mat_vec_q for
@@ -38,6 +41,7 @@
 // # Sources
 //
 // ggml commit d99724f2b141, src/ggml-cuda: ggml-cuda.cu (ggml_backend_cuda_device_supports_op,
+// ggml_cuda_try_fuse, ggml_cuda_should_fuse_mul_mat, ggml_cuda_should_fuse_mul_mat_vec_q,
 // ggml_cuda_mul_mat, ggml_cuda_mul_mat_id, ggml_cuda_mul_mat_cublas_impl), mmvq.cu
 // (ggml_cuda_should_use_mmvq, get_mmvq_mmid_max_batch*, get_device_table_id, calc_nwarps,
 // calc_rows_per_block, get_vdr_mmvq, mul_mat_vec_q_switch_ncols_dst), mmvf.cu

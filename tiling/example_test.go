@@ -54,3 +54,16 @@ func ExampleMakeMMVQPlan() {
 	// Output:
 	// mul_mat_vec_q<q4_K, ncols=1, small_k=false, halve_iters=false> table=GENERIC nwarps=4 rows_per_block=1 blocks_per_iter=8
 }
+
+// Whether ggml fuses gate, up and a GLU into one mul_mat_vec_q launch: for one token
+// only.
+func ExampleFuseGLU() {
+	dev, _ := sim.Lookup("H200")
+	for _, m := range []int64{1, 2} {
+		fused, why := tiling.FuseGLU(dev, quant.Q4_K, tiling.Shape{K: 4096, N: 14336, M: m}, 0)
+		fmt.Println(fused, why)
+	}
+	// Output:
+	// true ggml_cuda_try_fuse: {gate, up, GLU} as one mul_mat_vec_q with the GLU epilogue (ncols_dst = 1)
+	// false MUL_MAT with 2 columns: fusion only for ncols_dst = 1
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
 	"github.com/ggsim/ggsim/sim/mmq"
+	"github.com/ggsim/ggsim/sim/mmvq"
 	"github.com/ggsim/ggsim/streamk"
 	"github.com/ggsim/ggsim/tiling"
 )
@@ -123,6 +124,7 @@ type explainReport struct {
 	Routing      *routingJSON `json:"routing,omitempty"`
 	MMVQ         *mmvqJSON    `json:"mmvq,omitempty"`
 	MMQ          *mmqJSON     `json:"mmq,omitempty"`
+	GLUFusion    *gluJSON     `json:"glu_fusion,omitempty"`
 	FP16Path     *fp16JSON    `json:"fp16_path,omitempty"`
 	Simulated    bool         `json:"simulated"`
 	SimulatedBy  string       `json:"simulated_by,omitempty"`
@@ -171,6 +173,14 @@ type routingJSON struct {
 	EmptyExperts int    `json:"empty_experts"`
 }
 
+// gluJSON says whether ggml fuses this matmul, as the gate or up of a graph {gate, up,
+// GLU} with fusion allowed, into one mul_mat_vec_q launch with the GLU epilogue
+// (tiling.FuseGLU).
+type gluJSON struct {
+	Fused  bool   `json:"fused"`
+	Reason string `json:"reason"`
+}
+
 type mmvqJSON struct {
 	Plan          string `json:"plan"`
 	Kernel        string `json:"kernel"`
@@ -181,6 +191,9 @@ type mmvqJSON struct {
 	NWarps        int    `json:"nwarps"`
 	RowsPerBlock  int    `json:"rows_per_block"`
 	BlocksPerIter int    `json:"blocks_per_iter"`
+	// WriteRace is why ggml's one-token MUL_MAT_ID launch races on this shape
+	// (sim/mmvq.IDWriteRace), "" if it does not.
+	WriteRace string `json:"write_race,omitempty"`
 }
 
 // fp16JSON is the launch of the GP100 fp16 path (package fp16path's choices).
@@ -503,6 +516,10 @@ func explain(a *explainArgs) (*explainReport, *streamk.Partition, error) {
 	}
 	rep.Kernel, rep.GGMLName, rep.Reason = d.Kernel.String(), d.Kernel.GGMLName(), d.Reason
 	rep.Checks = dispatchChecks(dev, t, shape, a.used)
+	if d.Kernel != tiling.KernelUnsupported {
+		fused, why := tiling.FuseGLU(dev, t, shape, a.used) // B1 = U, as the routing below
+		rep.GLUFusion = &gluJSON{Fused: fused, Reason: why}
+	}
 	if a.fp16 {
 		rep.Checks = append(rep.Checks, fp16Check(dev, t, shape))
 	}
@@ -536,6 +553,9 @@ func explain(a *explainArgs) (*explainReport, *streamk.Partition, error) {
 		}
 		rep.MMVQ = &mmvqJSON{Plan: p.String(), Kernel: p.Kernel.String(), Table: p.Table.String(), NCols: p.NCols,
 			SmallK: p.SmallK, HalveIters: p.HalveIters, NWarps: p.NWarps, RowsPerBlock: p.RowsPerBlock, BlocksPerIter: p.BlocksPerIter}
+		if id {
+			rep.MMVQ.WriteRace = mmvq.IDWriteRace(p, int(a.n), int(a.used))
+		}
 	case d.Kernel == tiling.KernelMMQ:
 		rep.MMQ, part = explainMMQ(dev, t, shape, cols)
 	case d.Kernel == tiling.KernelGP100FP16:
@@ -709,6 +729,10 @@ func ruleText(r [][2]int64) string {
 // to the same kernel, zero weights and activations: its error says what is not
 // simulated.
 func simulated(rep *explainReport, a *explainArgs, d tiling.Decision) {
+	if v := rep.MMVQ; v != nil && v.WriteRace != "" {
+		rep.NotSimulated = fmt.Sprintf("%v: %s", mmvq.ErrWriteRace, v.WriteRace)
+		return
+	}
 	if d.Kernel == tiling.KernelGP100FP16 {
 		fp16Simulated(rep, a)
 		return
@@ -743,7 +767,10 @@ func simulated(rep *explainReport, a *explainArgs, d tiling.Decision) {
 // activations would be too large to allocate for a probe.
 func probe(a *explainArgs, d tiling.Decision) (err error, ok bool) {
 	qk := int64(a.typ.BlockSize())
-	for _, kn := range [][2]int64{{qk, 1}, {max(qk, 512) / qk * qk, 64}} {
+	// N = 8: a multiple of every rows_per_block, so that the one-token MUL_MAT_ID probe
+	// does not hit the shapes on which ggml's kernel races (sim/mmvq.IDWriteRace, which
+	// the mmvq plan above reports for the real shape).
+	for _, kn := range [][2]int64{{qk, 8}, {max(qk, 512) / qk * qk, 64}} {
 		K, N := kn[0], kn[1]
 		if K*a.m > 1<<23 || K%qk != 0 {
 			continue
@@ -806,12 +833,22 @@ func writeExplainText(w io.Writer, a *explainArgs, rep *explainReport, part *str
 	}
 	if v := rep.MMVQ; v != nil {
 		fmt.Fprintf(w, "mmvq plan: %s\n", v.Plan)
+		if v.WriteRace != "" {
+			fmt.Fprintf(w, "  ggml races here (result undefined; ggsim refuses): %s\n", v.WriteRace)
+		}
 	}
 	if f := rep.FP16Path; f != nil {
 		writeFP16Text(w, f)
 	}
 	if m := rep.MMQ; m != nil {
 		writeMMQText(w, a, rep, m, part)
+	}
+	if g := rep.GLUFusion; g != nil {
+		verdict := "not fused"
+		if g.Fused {
+			verdict = "fused"
+		}
+		fmt.Fprintf(w, "as gate/up of {gate, up, GLU} with fusion allowed: %s: %s\n", verdict, g.Reason)
 	}
 	switch {
 	case rep.Simulated:

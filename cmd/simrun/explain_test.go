@@ -220,7 +220,33 @@ func TestExplainShapes(t *testing.T) {
 	}, {
 		name: "MoE few tokens: mul_mat_vec_q_moe",
 		args: []string{"--device", "H200", "--type", "q4_K", "--shape", "2048,768,4", "--experts", "8,2", "--routing", "all-to-one"},
-		text: []string{"kernel: mmvq_moe", "e6=4 e7=4", "mmvq plan: mul_mat_vec_q_moe<q4_K, ncols=4", "simulated: yes"},
+		text: []string{"kernel: mmvq_moe", "e6=4 e7=4", "mmvq plan: mul_mat_vec_q_moe<q4_K, ncols=4", "simulated: yes",
+			"as gate/up of {gate, up, GLU} with fusion allowed: not fused: MUL_MAT_ID with 4 tokens"},
+		check: func(t *testing.T, r explainReport) {
+			if g := r.GLUFusion; g == nil || g.Fused {
+				t.Errorf("glu_fusion %+v", g)
+			}
+		},
+	}, {
+		// One token, small K (small_k: rows_per_block 4): N = 32 is simulated and fused
+		// with a GLU; N = 30 races in ggml (rows 30, 31 of slot 0 land in slot 1).
+		name: "MoE one token: GLU fusion, no race",
+		args: []string{"--device", "H200", "--type", "q4_K", "--shape", "256,32,1", "--experts", "8,2"},
+		text: []string{"kernel: mmvq", "small_k=true", "with fusion allowed: fused", "simulated: yes"},
+		check: func(t *testing.T, r explainReport) {
+			if g := r.GLUFusion; g == nil || !g.Fused || r.MMVQ.WriteRace != "" || !r.Simulated {
+				t.Errorf("glu_fusion %+v, mmvq %+v, simulated %v", g, r.MMVQ, r.Simulated)
+			}
+		},
+	}, {
+		name: "MoE one token: write race",
+		args: []string{"--device", "H200", "--type", "q4_K", "--shape", "256,30,1", "--experts", "8,2"},
+		text: []string{"ggml races here (result undefined; ggsim refuses)", "simulated: no", "does not divide N=30"},
+		check: func(t *testing.T, r explainReport) {
+			if r.MMVQ.WriteRace == "" || r.Simulated {
+				t.Errorf("mmvq %+v, simulated %v", r.MMVQ, r.Simulated)
+			}
+		},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -20,6 +20,7 @@ import (
 	"github.com/ggsim/ggsim/oracle/coverage"
 	"github.com/ggsim/ggsim/oracle/oracletest"
 	"github.com/ggsim/ggsim/sim"
+	"github.com/ggsim/ggsim/sim/glu"
 )
 
 // cmdSweep is `simrun sweep verify|run`: sweep records (oracle/oracletest.Sweep) checked
@@ -159,6 +160,17 @@ func runSweepCase(impl oracle.Impl, dev sim.Device, c *oracletest.SweepCase) ([]
 		return impl.MulMat(dev, c.Type, c.A, c.K, c.N, c.B, c.M)
 	case "mul_mat_id":
 		return impl.MulMatID(dev, c.Type, c.A, c.K, c.N, c.E, c.B, c.B1, c.T, c.IDs, c.U)
+	case string(golden.OpMulMatGLU), string(golden.OpMulMatIDGLU):
+		gi, ok := impl.(oracle.GLUImpl)
+		if !ok {
+			return nil, fmt.Errorf("sweep case %s/%d: %w: the implementation has no GLU ops", c.Kind, c.Index, oracle.ErrUnsupported)
+		}
+		g := glu.Spec{Op: glu.Op(c.GLU), Alpha: c.GLUAlpha, Limit: c.GLULimit}
+		allowed := c.Fusion != golden.FusionDisabled
+		if c.Op == string(golden.OpMulMatGLU) {
+			return gi.MulMatGLU(dev, c.Type, c.A, c.Up, c.K, c.N, c.B, c.M, g, allowed)
+		}
+		return gi.MulMatIDGLU(dev, c.Type, c.A, c.Up, c.K, c.N, c.E, c.B, c.B1, c.T, c.IDs, c.U, g, allowed)
 	}
 	return nil, fmt.Errorf("sweep case %s/%d: unknown op %q", c.Kind, c.Index, c.Op)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,7 +17,13 @@ const sweepRecord = "../../gpu/testdata/h200-cuda13-sweep/sweep-dp4a.tsv"
 // < 0: all of them, any kind) to a temporary file, with edit applied to each line.
 func recordSlice(t *testing.T, kind string, n int, edit func(string) string) string {
 	t.Helper()
-	f, err := os.Open(sweepRecord)
+	return recordSliceOf(t, sweepRecord, kind, n, edit)
+}
+
+// recordSliceOf is recordSlice of the record in file.
+func recordSliceOf(t *testing.T, file, kind string, n int, edit func(string) string) string {
+	t.Helper()
+	f, err := os.Open(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,5 +182,29 @@ func TestSweepVerifyCoverage(t *testing.T) {
 	code, out, _ := runCmd(t, "sweep", "verify", "--no-int8-mma", rec, "--coverage")
 	if code != 0 || !strings.Contains(out, "coverage on H200: 4 launches") || !strings.Contains(out, "  mmq_path:\n    dp4a") || strings.Contains(out, "mmq_path: mma") {
 		t.Errorf("exit %d\n%s", code, out)
+	}
+}
+
+// gluRecord is the real H200 record of GLU sweeps (ggml as shipped, fusion allowed and
+// disabled per case).
+const gluRecord = "../../gpu/testdata/h200-cuda13-sweep/sweep-glu.tsv"
+
+// The first GLU lines of the real H200 record (dense: every MMVQ type, swiglu, geglu,
+// swiglu_oai, fused and unfused; MoE with one token) verify through the simulator's GLU
+// path, but for gluid/2, a shape on which ggml's kernel races (UNSUPPORTED, a failure).
+func TestSweepVerifyGLURecord(t *testing.T) {
+	for _, k := range []struct {
+		kind  string
+		n, ok int
+	}{{"glu", 30, 30}, {"gluid", 6, 5}} {
+		p := recordSliceOf(t, gluRecord, k.kind, k.n, nil)
+		code, out, errs := runCmd(t, "sweep", "verify", p)
+		want := fmt.Sprintf("sweep verify: %d/%d cases match\n", k.ok, k.n)
+		if (code == 0) != (k.ok == k.n) || !strings.HasSuffix(out, want) {
+			t.Errorf("%s: exit %d:\n%s%s", k.kind, code, out, errs)
+		}
+		if k.ok != k.n && (!strings.Contains(out, "UNSUPPORTED gluid/2 ") || !strings.Contains(out, "races on this shape")) {
+			t.Errorf("%s: the racing case is not reported UNSUPPORTED:\n%s", k.kind, out)
+		}
 	}
 }

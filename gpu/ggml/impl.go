@@ -7,6 +7,7 @@ import (
 	"github.com/ggsim/ggsim/oracle"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
+	"github.com/ggsim/ggsim/sim/glu"
 )
 
 // Impl returns the backend as an oracle.Impl, so that the verifier and the conformance
@@ -46,6 +47,24 @@ func (x *backendImpl) MulMatID(dev sim.Device, t quant.Type, as []byte, K, N, E 
 	}
 	return x.b.MulMatID(t, as, K, N, E, b, B1, T, ids, U)
 }
+
+// MulMatGLU implements oracle.GLUImpl with Backend.MulMatGLU.
+func (x *backendImpl) MulMatGLU(dev sim.Device, t quant.Type, gate, up []byte, K, N int, b []float32, M int, g glu.Spec, fusionAllowed bool) ([]float32, error) {
+	if err := x.checkDevice(dev); err != nil {
+		return nil, err
+	}
+	return x.b.MulMatGLU(t, gate, up, K, N, b, M, GLU{Op: string(g.Op), Alpha: g.Alpha, Limit: g.Limit, Fused: fusionAllowed})
+}
+
+// MulMatIDGLU implements oracle.GLUImpl with Backend.MulMatIDGLU.
+func (x *backendImpl) MulMatIDGLU(dev sim.Device, t quant.Type, gate, up []byte, K, N, E int, b []float32, B1, T int, ids []int32, U int, g glu.Spec, fusionAllowed bool) ([]float32, error) {
+	if err := x.checkDevice(dev); err != nil {
+		return nil, err
+	}
+	return x.b.MulMatIDGLU(t, gate, up, K, N, E, b, B1, T, ids, U, GLU{Op: string(g.Op), Alpha: g.Alpha, Limit: g.Limit, Fused: fusionAllowed})
+}
+
+var _ oracle.GLUImpl = (*backendImpl)(nil)
 
 // checkDevice returns an error unless the backend computes what dev asks: any device for
 // the CPU backend, dev's compute capability for a CUDA backend.

@@ -27,6 +27,7 @@ typedef void *      (*new_tensor_2d_t)(void *, int, int64_t, int64_t);
 typedef void *      (*new_tensor_3d_t)(void *, int, int64_t, int64_t, int64_t);
 typedef void *      (*mul_mat_t)(void *, void *, void *);
 typedef void *      (*mul_mat_id_t)(void *, void *, void *, void *);
+typedef void *      (*glu_oai_t)(void *, void *, void *, float, float);
 typedef void *      (*new_graph_t)(void *);
 typedef void        (*build_forward_expand_t)(void *, void *);
 typedef int64_t     (*nelements_t)(const void *);
@@ -64,6 +65,7 @@ static void   *g_new_tensor_2d(void *f, void *ctx, int t, int64_t a, int64_t b) 
 static void   *g_new_tensor_3d(void *f, void *ctx, int t, int64_t a, int64_t b, int64_t c) { return ((new_tensor_3d_t)f)(ctx, t, a, b, c); }
 static void   *g_mul_mat(void *f, void *ctx, void *a, void *b) { return ((mul_mat_t)f)(ctx, a, b); }
 static void   *g_mul_mat_id(void *f, void *ctx, void *as, void *b, void *ids) { return ((mul_mat_id_t)f)(ctx, as, b, ids); }
+static void   *g_glu_oai(void *f, void *ctx, void *a, void *b, float alpha, float limit) { return ((glu_oai_t)f)(ctx, a, b, alpha, limit); }
 static void   *g_new_graph(void *f, void *ctx) { return ((new_graph_t)f)(ctx); }
 static void    g_build_forward_expand(void *f, void *g, void *t) { ((build_forward_expand_t)f)(g, t); }
 static int64_t g_nelements(void *f, void *t) { return ((nelements_t)f)(t); }
@@ -99,6 +101,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/ggsim/ggsim/gguf/golden"
 	"github.com/ggsim/ggsim/gpu/cuda"
 	"github.com/ggsim/ggsim/gpu/internal/dl"
 	"github.com/ggsim/ggsim/quant"
@@ -142,8 +145,9 @@ var cudaSyms = []string{
 	"ggml_backend_cuda_get_device_description", "ggml_backend_cuda_get_device_memory",
 }
 
-// optional symbols: absent in some builds; their absence is not an error.
-var optSyms = []string{"ggml_version", "ggml_commit"}
+// optional symbols: absent in some builds; their absence is not an error (the GLU
+// builders are needed only by MulMatGLU and MulMatIDGLU, which then say they are missing).
+var optSyms = []string{"ggml_version", "ggml_commit", "ggml_swiglu_split", "ggml_geglu_split", "ggml_swiglu_oai"}
 
 // Load opens the ggml build in dir (libggml-base.so, libggml-cpu.so, libggml.so and,
 // if present, libggml-cuda.so; dir "" searches the loader's path) and checks its type
@@ -501,4 +505,144 @@ func (b *Backend) MulMatID(t quant.Type, as []byte, k, n, e int, x []float32, b1
 			{"ids", tid, unsafe.Pointer(&ids[0]), 4 * len(ids)},
 		}, nil
 	})
+}
+
+// gluNode adds GLU(gate, up) to the graph (the gate first, as the golden schema says).
+func (g *graphRun) gluNode(op string, glu GLU, gate, up unsafe.Pointer) (unsafe.Pointer, error) {
+	sym := map[string]string{golden.GLUSwiGLU: "ggml_swiglu_split", golden.GLUGeGLU: "ggml_geglu_split", golden.GLUSwiGLUOAI: "ggml_swiglu_oai"}[glu.Op]
+	f := g.l.fn[sym]
+	if f == nil {
+		return nil, fmt.Errorf("ggml: %s: the build in %q lacks %s: %w", op, g.l.dir, sym, ErrUnsupportedOp)
+	}
+	var out unsafe.Pointer
+	if glu.Op == golden.GLUSwiGLUOAI {
+		out = C.g_glu_oai(f, g.ctx, gate, up, C.float(glu.Alpha), C.float(glu.Limit))
+	} else {
+		out = C.g_mul_mat(f, g.ctx, gate, up) // the same C signature: (ctx, a, b) -> tensor
+	}
+	if out == nil {
+		return nil, fmt.Errorf("ggml: %s: %s failed", op, sym)
+	}
+	return out, nil
+}
+
+// gluOf computes GLU(gate, up) of two f32 tensors [ne0, ne1, ne2] in a graph of its own
+// (the unfused GLU kernel of unary.cu).
+func (b *Backend) gluOf(glu GLU, gate, up []float32, ne0, ne1, ne2 int) ([]float32, error) {
+	op := fmt.Sprintf("%s of [%d, %d, %d]", glu.Op, ne0, ne1, ne2)
+	return b.compute(op, ne0*ne1*ne2, func(g *graphRun) (unsafe.Pointer, []input, error) {
+		tg := g.tensor3d(quant.F32, ne0, ne1, ne2)
+		tu := g.tensor3d(quant.F32, ne0, ne1, ne2)
+		if tg == nil || tu == nil {
+			return nil, nil, fmt.Errorf("ggml: %s: ggml_new_tensor_3d failed", op)
+		}
+		out, err := g.gluNode(op, glu, tg, tu)
+		return out, []input{
+			{"gate", tg, unsafe.Pointer(&gate[0]), 4 * len(gate)},
+			{"up", tu, unsafe.Pointer(&up[0]), 4 * len(up)},
+		}, err
+	})
+}
+
+// MulMatGLU returns GLU(ggml_mul_mat(gate, x), ggml_mul_mat(up, x)) computed on the
+// backend (the golden schema's mul_mat_glu): gate and up are N rows of K values of type
+// t, x is M columns of K float32; the result is [N, M]. glu.Fused selects one graph
+// (fusion allowed) or three (fusion disabled); see GLU.
+func (b *Backend) MulMatGLU(t quant.Type, gate, up []byte, k, n int, x []float32, m int, glu GLU) ([]float32, error) {
+	if err := checkMulMat(t, gate, k, n, x, m); err != nil {
+		return nil, err
+	}
+	if err := checkGLU(glu, gate, up); err != nil {
+		return nil, err
+	}
+	if !glu.Fused {
+		g, err := b.MulMat(t, gate, k, n, x, m)
+		if err != nil {
+			return nil, err
+		}
+		u, err := b.MulMat(t, up, k, n, x, m)
+		if err != nil {
+			return nil, err
+		}
+		return b.gluOf(glu, g, u, n, m, 1)
+	}
+	op := fmt.Sprintf("mul_mat_glu %v K=%d N=%d M=%d %v", t, k, n, m, glu)
+	return b.compute(op, n*m, func(g *graphRun) (unsafe.Pointer, []input, error) {
+		tg := g.tensor2d(t, k, n)
+		tu := g.tensor2d(t, k, n)
+		tb := g.tensor2d(quant.F32, k, m)
+		if tg == nil || tu == nil || tb == nil {
+			return nil, nil, fmt.Errorf("ggml: %s: ggml_new_tensor_2d failed", op)
+		}
+		mg := C.g_mul_mat(g.l.fn["ggml_mul_mat"], g.ctx, tg, tb)
+		mu := C.g_mul_mat(g.l.fn["ggml_mul_mat"], g.ctx, tu, tb)
+		if mg == nil || mu == nil {
+			return nil, nil, fmt.Errorf("ggml: %s: ggml_mul_mat failed", op)
+		}
+		out, err := g.gluNode(op, glu, mg, mu)
+		return out, []input{
+			{"gate", tg, unsafe.Pointer(&gate[0]), len(gate)},
+			{"up", tu, unsafe.Pointer(&up[0]), len(up)},
+			{"b", tb, unsafe.Pointer(&x[0]), 4 * len(x)},
+		}, err
+	})
+}
+
+// MulMatIDGLU returns GLU(ggml_mul_mat_id(gate, x, ids), ggml_mul_mat_id(up, x, ids))
+// computed on the backend (the golden schema's mul_mat_id_glu): gate and up are [K, N, E]
+// of type t, x is [K, B1, T] float32, ids [U, T]; the result is [N, U, T]. glu.Fused
+// selects one graph or three; see GLU.
+func (b *Backend) MulMatIDGLU(t quant.Type, gate, up []byte, k, n, e int, x []float32, b1, tok int, ids []int32, u int, glu GLU) ([]float32, error) {
+	if err := checkMulMatID(t, gate, k, n, e, x, b1, tok, ids, u); err != nil {
+		return nil, err
+	}
+	if err := checkGLU(glu, gate, up); err != nil {
+		return nil, err
+	}
+	if !glu.Fused {
+		g, err := b.MulMatID(t, gate, k, n, e, x, b1, tok, ids, u)
+		if err != nil {
+			return nil, err
+		}
+		v, err := b.MulMatID(t, up, k, n, e, x, b1, tok, ids, u)
+		if err != nil {
+			return nil, err
+		}
+		return b.gluOf(glu, g, v, n, u, tok)
+	}
+	op := fmt.Sprintf("mul_mat_id_glu %v K=%d N=%d E=%d B1=%d T=%d U=%d %v", t, k, n, e, b1, tok, u, glu)
+	return b.compute(op, n*u*tok, func(g *graphRun) (unsafe.Pointer, []input, error) {
+		tg := g.tensor3d(t, k, n, e)
+		tu := g.tensor3d(t, k, n, e)
+		tb := g.tensor3d(quant.F32, k, b1, tok)
+		tid := g.tensor2d(quant.I32, u, tok)
+		if tg == nil || tu == nil || tb == nil || tid == nil {
+			return nil, nil, fmt.Errorf("ggml: %s: ggml_new_tensor failed", op)
+		}
+		mg := C.g_mul_mat_id(g.l.fn["ggml_mul_mat_id"], g.ctx, tg, tb, tid)
+		mu := C.g_mul_mat_id(g.l.fn["ggml_mul_mat_id"], g.ctx, tu, tb, tid)
+		if mg == nil || mu == nil {
+			return nil, nil, fmt.Errorf("ggml: %s: ggml_mul_mat_id failed", op)
+		}
+		out, err := g.gluNode(op, glu, mg, mu)
+		return out, []input{
+			{"gate", tg, unsafe.Pointer(&gate[0]), len(gate)},
+			{"up", tu, unsafe.Pointer(&up[0]), len(up)},
+			{"b", tb, unsafe.Pointer(&x[0]), 4 * len(x)},
+			{"ids", tid, unsafe.Pointer(&ids[0]), 4 * len(ids)},
+		}, err
+	})
+}
+
+// checkGLU checks a GLU request: a known GLU, gate and up of equal size.
+func checkGLU(g GLU, gate, up []byte) error {
+	switch g.Op {
+	case golden.GLUSwiGLU, golden.GLUGeGLU, golden.GLUSwiGLUOAI:
+	default:
+		return fmt.Errorf("ggml: unknown GLU %q (want %s, %s or %s)", g.Op, golden.GLUSwiGLU, golden.GLUGeGLU, golden.GLUSwiGLUOAI)
+	}
+	if len(gate) != len(up) {
+		return fmt.Errorf("ggml: GLU: gate weights hold %d bytes, up weights %d: they must have the same type and shape", len(gate), len(up))
+	}
+	return nil
 }

@@ -233,8 +233,9 @@ func readF32(f *gguf.File, name string) ([]float32, gguf.TensorInfo, error) {
 	return v, ti, nil
 }
 
-// reproduce runs every mul_mat, mul_mat_id and quantize case of a golden file on be
-// (quantize on the host) and compares the bits.
+// reproduce runs every mul_mat, mul_mat_id, mul_mat_glu, mul_mat_id_glu and quantize
+// case of a golden file on be (quantize on the host) and compares the bits (a GLU case
+// both with fusion allowed and disabled; see GLU).
 func reproduce(t *testing.T, l *Lib, be *Backend, path string) goldenResult {
 	res := goldenResult{file: filepath.Base(path), equalOps: map[string]int{}, notRunOps: map[string]int{}}
 	f, err := gguf.Open(path)
@@ -305,6 +306,51 @@ func reproduce(t *testing.T, l *Lib, be *Backend, path string) goldenResult {
 			if at, ok := sameBits(y, want); !ok {
 				diff(c, fmt.Sprintf("mul_mat_id %v %v: element %d is %#08x, golden %#08x", ai.Type, ane, at, math.Float32bits(y[at]), math.Float32bits(want[at])))
 			} else {
+				res.equal++
+				res.equalOps[op]++
+			}
+		case "mul_mat_glu", "mul_mat_id_glu":
+			// Run with fusion allowed (one graph) and disabled (three graphs): the golden
+			// capture found the same bits both ways, so both must give the golden bits.
+			kind, _ := gguf.Get[string](f, pre+"glu")
+			alpha, _ := gguf.Get[float32](f, pre+"glu_alpha")
+			limit, _ := gguf.Get[float32](f, pre+"glu_limit")
+			gi, _ := f.Tensor(src[0])
+			gate, _ := f.TensorData(src[0])
+			up, _ := f.TensorData(src[1])
+			x, xi, err := readF32(f, src[2])
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _, err := readF32(f, dst)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gne, xne := gi.NE(), xi.NE()
+			ok := true
+			for _, fused := range []bool{true, false} {
+				glu := GLU{Op: kind, Alpha: alpha, Limit: limit, Fused: fused}
+				var y []float32
+				if op == "mul_mat_glu" {
+					y, err = be.MulMatGLU(gi.Type, gate, up, int(gne[0]), int(gne[1]), x, int(xne[1]), glu)
+				} else {
+					idi, _ := f.Tensor(src[3])
+					idb, _ := f.TensorData(src[3])
+					ids := make([]int32, len(idb)/4)
+					for i := range ids {
+						ids[i] = int32(uint32(idb[4*i]) | uint32(idb[4*i+1])<<8 | uint32(idb[4*i+2])<<16 | uint32(idb[4*i+3])<<24)
+					}
+					y, err = be.MulMatIDGLU(gi.Type, gate, up, int(gne[0]), int(gne[1]), int(gne[2]), x, int(xne[1]), int(xne[2]), ids, int(idi.NE()[0]), glu)
+				}
+				if err != nil {
+					t.Fatalf("case %d: %v", c, err)
+				}
+				if at, same := sameBits(y, want); !same {
+					ok = false
+					diff(c, fmt.Sprintf("%s %v %v %v: element %d is %#08x, golden %#08x", op, gi.Type, gne, glu, at, math.Float32bits(y[at]), math.Float32bits(want[at])))
+				}
+			}
+			if ok {
 				res.equal++
 				res.equalOps[op]++
 			}

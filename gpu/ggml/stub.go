@@ -59,3 +59,13 @@ func (b *Backend) MulMat(t quant.Type, a []byte, k, n int, x []float32, m int) (
 func (b *Backend) MulMatID(t quant.Type, as []byte, k, n, e int, x []float32, b1, tok int, ids []int32, u int) ([]float32, error) {
 	return nil, notBuilt()
 }
+
+// MulMatGLU returns ErrNotBuilt.
+func (b *Backend) MulMatGLU(t quant.Type, gate, up []byte, k, n int, x []float32, m int, glu GLU) ([]float32, error) {
+	return nil, notBuilt()
+}
+
+// MulMatIDGLU returns ErrNotBuilt.
+func (b *Backend) MulMatIDGLU(t quant.Type, gate, up []byte, k, n, e int, x []float32, b1, tok int, ids []int32, u int, glu GLU) ([]float32, error) {
+	return nil, notBuilt()
+}

@@ -11,6 +11,7 @@ package ggml
 //   GGSIM_SWEEP_OUT=FILE                                   the record (one line per case)
 //   GGSIM_SWEEP_FULL=N                                     also the full output of the first N
 //                                                          cases of each part, FILE.full
+//   (kinds mmq, mmqid, glu, gluid, gluid2; GGML_CUDA_DISABLE_FUSION unset for the GLU kinds)
 //   GGSIM_SWEEP_BACKEND=cpu                                ggml's CPU backend instead (to try
 //                                                          the harness; its bits are not the GPU's)
 
@@ -67,6 +68,13 @@ func TestSweepCUDA(t *testing.T) {
 	parts, err := parseSweepSpec(spec)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, p := range parts {
+		// ggml reads GGML_CUDA_DISABLE_FUSION once per process: with it set, the GLU
+		// cases with fusion allowed would silently run unfused.
+		if (p.kind == oracletest.SweepGLU || p.kind == oracletest.SweepGLUID || p.kind == oracletest.SweepGLUID2) && os.Getenv("GGML_CUDA_DISABLE_FUSION") != "" {
+			t.Fatalf("GGML_CUDA_DISABLE_FUSION is set: unset it for the GLU sweep kinds (their cases say fusion allowed or disabled themselves)")
+		}
 	}
 	outPath := os.Getenv("GGSIM_SWEEP_OUT")
 	if outPath == "" {
@@ -150,10 +158,18 @@ func TestSweepCUDA(t *testing.T) {
 			<-sem
 			var out []float32
 			var err error
-			if c.Op == "mul_mat" {
+			glu := GLU{Op: c.GLU, Alpha: c.GLUAlpha, Limit: c.GLULimit, Fused: c.Fusion == golden.FusionAllowed}
+			switch golden.Op(c.Op) {
+			case golden.OpMulMat:
 				out, err = be.MulMat(c.Type, c.A, c.K, c.N, c.B, c.M)
-			} else {
+			case golden.OpMulMatID:
 				out, err = be.MulMatID(c.Type, c.A, c.K, c.N, c.E, c.B, c.B1, c.T, c.IDs, c.U)
+			case golden.OpMulMatGLU:
+				out, err = be.MulMatGLU(c.Type, c.A, c.Up, c.K, c.N, c.B, c.M, glu)
+			case golden.OpMulMatIDGLU:
+				out, err = be.MulMatIDGLU(c.Type, c.A, c.Up, c.K, c.N, c.E, c.B, c.B1, c.T, c.IDs, c.U, glu)
+			default:
+				err = fmt.Errorf("sweep case %s/%d: unknown op %q", c.Kind, c.Index, c.Op)
 			}
 			res := oracletest.SweepResult{Kind: c.Kind, Seed: c.Seed, Index: c.Index, Type: c.Type, Shape: c.Shape(), Profile: c.Profile}
 			if err != nil {

@@ -147,4 +147,14 @@
 // 20..100 shared by every token. The constants and their sources are on the generators
 // (realistic.go). They are a model of the shape of real data, not data of a particular
 // model: a user with a model file runs its weights (simrun run --gguf).
+//
+// # Sweeps
+//
+// Sweep makes numbered, reproducible cases for device runs recorded as output digests
+// (gpu/ggml TestSweepCUDA) and verified anywhere (VerifySweep, `simrun sweep verify`):
+// kinds mmq and mmqid (MMQ shapes), and glu, gluid and gluid2 (sweepglu.go): one token through a
+// gate and an up matmul of every MMVQ type and a swiglu, geglu or swiglu_oai (alpha and
+// limit at ggml's 1.702/7, around them, or adversarial), with fusion allowed or disabled,
+// on plain, wide (gate values past the range where expf overflows) and adversarial but
+// finite data.
 package oracletest

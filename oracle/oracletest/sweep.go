@@ -67,21 +67,37 @@ type SweepCase struct {
 	A     []byte
 	B     []float32
 	IDs   []int32
+	// GLU cases (Op mul_mat_glu, mul_mat_id_glu; kinds glu, gluid): A is the gate's
+	// weights, Up the up weights (same type and shape); GLU is golden's GLU kind,
+	// GLUAlpha and GLULimit swiglu_oai's parameters, Fusion golden.FusionAllowed or
+	// golden.FusionDisabled.
+	Up                 []byte
+	GLU                string
+	GLUAlpha, GLULimit float32
+	Fusion             string
 	// Profile says how the data were made (for reports and counts).
 	Profile string
 }
 
-// Shape is the case's shape as "K=.. N=.. M=.." or "K=.. N=.. E=.. U=.. T=.. B1=..".
+// Shape is the case's shape as "K=.. N=.. M=.." or "K=.. N=.. E=.. U=.. T=.. B1=..",
+// followed for a GLU case by the GLU and the fusion setting ("swiglu allowed",
+// "swiglu_oai(1.702,7) disabled").
 func (c *SweepCase) Shape() string {
-	if c.Op == "mul_mat" {
-		return fmt.Sprintf("K=%d N=%d M=%d", c.K, c.N, c.M)
+	var s string
+	if c.Op == "mul_mat" || c.Op == string(golden.OpMulMatGLU) {
+		s = fmt.Sprintf("K=%d N=%d M=%d", c.K, c.N, c.M)
+	} else {
+		s = fmt.Sprintf("K=%d N=%d E=%d U=%d T=%d B1=%d", c.K, c.N, c.E, c.U, c.T, c.B1)
 	}
-	return fmt.Sprintf("K=%d N=%d E=%d U=%d T=%d B1=%d", c.K, c.N, c.E, c.U, c.T, c.B1)
+	if c.IsGLU() {
+		s += " " + c.gluShape()
+	}
+	return s
 }
 
 // OutLen is the number of output floats.
 func (c *SweepCase) OutLen() int {
-	if c.Op == "mul_mat" {
+	if c.Op == "mul_mat" || c.Op == string(golden.OpMulMatGLU) {
 		return c.N * c.M
 	}
 	return c.N * c.U * c.T
@@ -112,6 +128,9 @@ func (c *SweepCase) InputDigest() string {
 		binary.LittleEndian.PutUint32(b[:], uint32(v))
 		h.Write(b[:])
 	}
+	if c.IsGLU() { // after the fields of the MMQ kinds, whose digests are pinned
+		h.Write(c.Up)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -127,8 +146,14 @@ func Sweep(kind string, seed uint64, i int) (SweepCase, error) {
 		sweepMMQ(&c, r)
 	case SweepMMQID:
 		sweepMMQID(&c, r)
+	case SweepGLU:
+		sweepGLUDense(&c, r)
+	case SweepGLUID:
+		sweepGLUID(&c, r, false)
+	case SweepGLUID2:
+		sweepGLUID(&c, r, true)
 	default:
-		return SweepCase{}, fmt.Errorf("oracletest: unknown sweep kind %q (want %q or %q)", kind, SweepMMQ, SweepMMQID)
+		return SweepCase{}, fmt.Errorf("oracletest: unknown sweep kind %q (want %q, %q, %q, %q or %q)", kind, SweepMMQ, SweepMMQID, SweepGLU, SweepGLUID, SweepGLUID2)
 	}
 	return c, nil
 }
