@@ -8,8 +8,9 @@ import (
 	"github.com/ggsim/ggsim/quant"
 )
 
-// BenchmarkMulMat measures the fast mode on a realistic layer (a 14336×4096 Q4_K FFN
-// matrix) and reports int8 multiply-accumulates per second (N·K·M per op).
+// BenchmarkMulMat measures the fast mode on a realistic layer (a 14336×4096 FFN matrix
+// of Q4_K, Q6_K, Q8_0 and IQ4_XS) at batch 1 and 8 (the largest batch ggml sends to
+// mul_mat_vec_q) and reports int8 multiply-accumulates per second (N·K·M per op).
 func BenchmarkMulMat(b *testing.B) {
 	dev := h200(b)
 	for _, tc := range []struct {
@@ -18,6 +19,12 @@ func BenchmarkMulMat(b *testing.B) {
 	}{
 		{quant.Q4_K, 14336, 4096, 1},
 		{quant.Q4_K, 14336, 4096, 8},
+		{quant.Q6_K, 14336, 4096, 1},
+		{quant.Q6_K, 14336, 4096, 8},
+		{quant.Q8_0, 14336, 4096, 1},
+		{quant.Q8_0, 14336, 4096, 8},
+		{quant.IQ4_XS, 14336, 4096, 1},
+		{quant.IQ4_XS, 14336, 4096, 8},
 	} {
 		b.Run(fmt.Sprintf("type=%v/n=%d/k=%d/m=%d", tc.ty, tc.n, tc.k, tc.m), func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(7, 8))
