@@ -54,6 +54,7 @@ func usage(w io.Writer) {
   simrun run --type T --shape K,N,M [--seed S] | --gguf FILE --tensor NAME
                                                        a model-like matmul judged against fp64 (-h: flags)
   simrun devices                                       list the device catalog
+  simrun bench [--ggml DIR] [--threads N] [--reps R] [--only RE] [--json]  simulator vs ggml's CPU backend (-h: flags)
   simrun version [--json] [--files]                    the modelled ggml commit, kernel fingerprint, toolkit, Go`)
 }
 
@@ -75,6 +76,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdRun(args[1:], stdout, stderr)
 	case "devices":
 		return cmdDevices(stdout)
+	case "bench":
+		return cmdBench(args[1:], stdout, stderr)
 	case "version":
 		return cmdVersion(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
