@@ -81,6 +81,8 @@ func usage(w io.Writer) {
   simrun trace --type T --shape K,N,M --row R --col C | --golden FILE --case I --row R --col C
                                                        how one output's bits are made, step by step
   simrun fp16 accuracy|cost [...]                      the GP100 fp16 path against q8_1: error and cost
+  simrun bench [--ggml DIR] [--threads N] [--reps R] [--only RE] [--json]
+                                                       the simulator against ggml's CPU backend
   simrun devices [--json]                              list the device catalog
   simrun version [--json] [--files]                    the modelled ggml commit, kernel fingerprint, toolkit, Go
 
@@ -112,6 +114,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdFP16(args[1:], stdout, stderr)
 	case "devices":
 		return cmdDevices(args[1:], stdout, stderr)
+	case "bench":
+		return cmdBench(args[1:], stdout, stderr)
 	case "version":
 		return cmdVersion(args[1:], stdout, stderr)
 	case "check":

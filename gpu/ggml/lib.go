@@ -403,6 +403,16 @@ type input struct {
 	n    int
 }
 
+// prepared is a one-node graph built, allocated and uploaded: compute runs it once,
+// Timed many times.
+type prepared struct {
+	g      *graphRun
+	graph  unsafe.Pointer
+	out    unsafe.Pointer
+	outLen int
+	op     string
+}
+
 // compute builds a graph around the node that build returns, checks the backend
 // supports it, allocates, uploads, computes and downloads outLen float32.
 func (b *Backend) compute(op string, outLen int, build func(g *graphRun) (unsafe.Pointer, []input, error)) ([]float32, error) {
@@ -413,6 +423,20 @@ func (b *Backend) compute(op string, outLen int, build func(g *graphRun) (unsafe
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	p, err := b.prepare(op, outLen, build)
+	if err != nil {
+		return nil, err
+	}
+	defer p.g.free()
+	if err := b.run(p); err != nil {
+		return nil, err
+	}
+	return p.read(), nil
+}
+
+// prepare builds, checks, allocates and uploads (b.mu held, OS thread locked). On
+// success the caller frees p.g.
+func (b *Backend) prepare(op string, outLen int, build func(g *graphRun) (unsafe.Pointer, []input, error)) (p *prepared, err error) {
 	l := b.l
 	size := 8*C.g_size_void(l.fn["ggml_tensor_overhead"]) + C.g_size_void(l.fn["ggml_graph_overhead"])
 	g := &graphRun{l: l}
@@ -420,7 +444,11 @@ func (b *Backend) compute(op string, outLen int, build func(g *graphRun) (unsafe
 	if g.ctx == nil {
 		return nil, fmt.Errorf("ggml: %s: ggml_init failed", op)
 	}
-	defer g.free()
+	defer func() {
+		if err != nil {
+			g.free()
+		}
+	}()
 	out, ins, err := build(g)
 	if err != nil {
 		return nil, err
@@ -449,16 +477,27 @@ func (b *Backend) compute(op string, outLen int, build func(g *graphRun) (unsafe
 	if ne := int64(C.g_nelements(l.fn["ggml_nelements"], out)); ne != int64(outLen) {
 		return nil, fmt.Errorf("ggml: %s: result has %d elements, expected %d", op, ne, outLen)
 	}
-	if st := C.g_graph_compute(l.fn["ggml_backend_graph_compute"], b.b, graph); st != 0 {
+	return &prepared{g: g, graph: graph, out: out, outLen: outLen, op: op}, nil
+}
+
+// run computes p's graph once (b.mu held, OS thread locked).
+func (b *Backend) run(p *prepared) error {
+	l := b.l
+	if st := C.g_graph_compute(l.fn["ggml_backend_graph_compute"], b.b, p.graph); st != 0 {
 		msg := ""
 		if s := C.g_int_str(l.fn["ggml_status_to_string"], st); s != nil {
 			msg = C.GoString(s)
 		}
-		return nil, fmt.Errorf("ggml: %s: ggml_backend_graph_compute returned %d (%s)", op, int(st), msg)
+		return fmt.Errorf("ggml: %s: ggml_backend_graph_compute returned %d (%s)", p.op, int(st), msg)
 	}
-	y := make([]float32, outLen)
-	C.g_tensor_get(l.fn["ggml_backend_tensor_get"], out, unsafe.Pointer(&y[0]), 0, C.size_t(4*outLen))
-	return y, nil
+	return nil
+}
+
+// read downloads p's result.
+func (p *prepared) read() []float32 {
+	y := make([]float32, p.outLen)
+	C.g_tensor_get(p.g.l.fn["ggml_backend_tensor_get"], p.out, unsafe.Pointer(&y[0]), 0, C.size_t(4*p.outLen))
+	return y
 }
 
 // MulMat returns ggml_mul_mat(a, b) computed on the backend: a is N rows of K values of
@@ -468,8 +507,14 @@ func (b *Backend) MulMat(t quant.Type, a []byte, k, n int, x []float32, m int) (
 	if err := checkMulMat(t, a, k, n, x, m); err != nil {
 		return nil, err
 	}
+	op, build := mulMatGraph(t, a, k, n, x, m)
+	return b.compute(op, n*m, build)
+}
+
+// mulMatGraph returns the name and the builder of a MulMat's graph.
+func mulMatGraph(t quant.Type, a []byte, k, n int, x []float32, m int) (string, func(g *graphRun) (unsafe.Pointer, []input, error)) {
 	op := fmt.Sprintf("mul_mat %v K=%d N=%d M=%d", t, k, n, m)
-	return b.compute(op, n*m, func(g *graphRun) (unsafe.Pointer, []input, error) {
+	return op, func(g *graphRun) (unsafe.Pointer, []input, error) {
 		ta := g.tensor2d(t, k, n)
 		tb := g.tensor2d(quant.F32, k, m)
 		if ta == nil || tb == nil {
@@ -480,7 +525,7 @@ func (b *Backend) MulMat(t quant.Type, a []byte, k, n int, x []float32, m int) (
 			{"a", ta, unsafe.Pointer(&a[0]), len(a)},
 			{"b", tb, unsafe.Pointer(&x[0]), 4 * len(x)},
 		}, nil
-	})
+	}
 }
 
 // MulMatID returns ggml_mul_mat_id(as, b, ids): as is E experts of N rows of K values
@@ -490,8 +535,14 @@ func (b *Backend) MulMatID(t quant.Type, as []byte, k, n, e int, x []float32, b1
 	if err := checkMulMatID(t, as, k, n, e, x, b1, tok, ids, u); err != nil {
 		return nil, err
 	}
+	op, build := mulMatIDGraph(t, as, k, n, e, x, b1, tok, ids, u)
+	return b.compute(op, n*u*tok, build)
+}
+
+// mulMatIDGraph returns the name and the builder of a MulMatID's graph.
+func mulMatIDGraph(t quant.Type, as []byte, k, n, e int, x []float32, b1, tok int, ids []int32, u int) (string, func(g *graphRun) (unsafe.Pointer, []input, error)) {
 	op := fmt.Sprintf("mul_mat_id %v K=%d N=%d E=%d B1=%d T=%d U=%d", t, k, n, e, b1, tok, u)
-	return b.compute(op, n*u*tok, func(g *graphRun) (unsafe.Pointer, []input, error) {
+	return op, func(g *graphRun) (unsafe.Pointer, []input, error) {
 		tas := g.tensor3d(t, k, n, e)
 		tb := g.tensor3d(quant.F32, k, b1, tok)
 		tid := g.tensor2d(quant.I32, u, tok)
@@ -504,7 +555,7 @@ func (b *Backend) MulMatID(t quant.Type, as []byte, k, n, e int, x []float32, b1
 			{"b", tb, unsafe.Pointer(&x[0]), 4 * len(x)},
 			{"ids", tid, unsafe.Pointer(&ids[0]), 4 * len(ids)},
 		}, nil
-	})
+	}
 }
 
 // gluNode adds GLU(gate, up) to the graph (the gate first, as the golden schema says).

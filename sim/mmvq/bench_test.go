@@ -8,8 +8,10 @@ import (
 	"github.com/ggsim/ggsim/quant"
 )
 
-// BenchmarkMulMat measures the fast mode on a realistic layer (a 14336×4096 Q4_K FFN
-// matrix) and reports int8 multiply-accumulates per second (N·K·M per op).
+// BenchmarkMulMat measures the fast mode on a realistic layer (a 14336×4096 FFN matrix
+// of Q4_K, Q6_K, Q8_0 and IQ4_XS) at batch 1 and 8 (the largest batch ggml sends to
+// mul_mat_vec_q) and reports int8 multiply-accumulates per second (N·K·M per op) and
+// getrusage CPU seconds per op (steadier than wall time on a shared machine).
 func BenchmarkMulMat(b *testing.B) {
 	dev := h200(b)
 	for _, tc := range []struct {
@@ -18,6 +20,12 @@ func BenchmarkMulMat(b *testing.B) {
 	}{
 		{quant.Q4_K, 14336, 4096, 1},
 		{quant.Q4_K, 14336, 4096, 8},
+		{quant.Q6_K, 14336, 4096, 1},
+		{quant.Q6_K, 14336, 4096, 8},
+		{quant.Q8_0, 14336, 4096, 1},
+		{quant.Q8_0, 14336, 4096, 8},
+		{quant.IQ4_XS, 14336, 4096, 1},
+		{quant.IQ4_XS, 14336, 4096, 8},
 	} {
 		b.Run(fmt.Sprintf("type=%v/n=%d/k=%d/m=%d", tc.ty, tc.n, tc.k, tc.m), func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(7, 8))
@@ -30,6 +38,7 @@ func BenchmarkMulMat(b *testing.B) {
 				copy(x[r*int(rs):], proto[(r%16)*int(rs):(r%16+1)*int(rs)])
 			}
 			y := acts(tc.k, tc.m, rng)
+			cpu0 := cpuSeconds()
 			b.ResetTimer()
 			for b.Loop() {
 				if _, err := MulMat(dev, tc.ty, x, tc.k, tc.n, y, tc.m); err != nil {
@@ -38,6 +47,7 @@ func BenchmarkMulMat(b *testing.B) {
 			}
 			macs := float64(tc.n) * float64(tc.k) * float64(tc.m)
 			b.ReportMetric(macs*float64(b.N)/b.Elapsed().Seconds(), "MAC/s")
+			b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
 		})
 	}
 }

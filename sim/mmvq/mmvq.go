@@ -143,7 +143,7 @@ func MulMatQ8(dev sim.Device, t quant.Type, x []byte, K, N int, yq []q8.Block, M
 		return nil, fmt.Errorf("mmvq: quantized activations: %d blocks given, want %d columns of %d", len(yq), M, kpb)
 	}
 	l := &launch{
-		plan: p, dot: mustKernel(t).dotFor(p.Kernel, M), nblocks: K / p.QK, nrows: N, nchan: 1, ncols: M,
+		plan: p, dot: mustKernel(t).dotFor(p.Kernel, M), rows8: rows8For(t, p.Kernel, M), nblocks: K / p.QK, nrows: N, nchan: 1, ncols: M,
 		xrow: func(_, i int) []byte { return x[i*rowBytes : (i+1)*rowBytes] },
 		y:    func(_, j int) []q8.Block { return yq[j*kpb : (j+1)*kpb] },
 		dst:  func(_, j, i int) int { return j*N + i },
@@ -228,7 +228,7 @@ func MulMatIDQ8(dev sim.Device, t quant.Type, as []byte, K, N, E int, yq []q8.Bl
 		ncols = 0
 	}
 	l := &launch{
-		plan: p, dot: mustKernel(t).dotFor(p.Kernel, ncols), nblocks: K / p.QK, nrows: N, nchan: U, ncols: T,
+		plan: p, dot: mustKernel(t).dotFor(p.Kernel, ncols), rows8: rows8For(t, p.Kernel, ncols), nblocks: K / p.QK, nrows: N, nchan: U, ncols: T,
 		xrow: func(c, i int) []byte { return nil }, // set per (slot, token) below
 		y: func(c, j int) []q8.Block {
 			r := j*B1 + c%B1
@@ -289,7 +289,8 @@ func mustKernel(t quant.Type) *TypeKernel {
 type launch struct {
 	plan    *tiling.MMVQPlan
 	dot     VecDot
-	nblocks int // x blocks per row
+	rows8   rows8Factory // if not nil, the fast mode runs eight rows at a time
+	nblocks int          // x blocks per row
 	nrows   int
 	nchan   int
 	ncols   int
@@ -327,6 +328,10 @@ func (l *launch) run(n int, opt *Options) ([]float32, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if l.rows8 != nil {
+				l.runRows8(out, next, total)
+				return
+			}
 			acc := make([]float32, l.plan.ThreadsPerRow())
 			for r0 := range next {
 				for r := r0; r < r0+rowChunk && r < total; r++ {
@@ -347,6 +352,49 @@ func (l *launch) run(n int, opt *Options) ([]float32, error) {
 }
 
 const rowChunk = 16
+
+// runRows8 is a worker of run on the 8-row path: the rows of each chunk in groups of up
+// to eight of one channel (a short group repeats its last row in the spare lanes), all
+// columns at once where the rows do not depend on the column.
+func (l *launch) runRows8(out []float32, next <-chan int, total int) {
+	f := l.rows8(l)
+	var rows [8][]byte
+	var res [tiling.MMVQMaxBatchSize][8]float32
+	ys := make([][]q8.Block, 0, tiling.MMVQMaxBatchSize)
+	for r0 := range next {
+		end := min(r0+rowChunk, total)
+		for g := r0; g < end; {
+			c, i0 := g/l.nrows, g%l.nrows
+			n := min(8, end-g, l.nrows-i0)
+			if l.xrowTok == nil {
+				ys = ys[:0]
+				for q := range 8 {
+					rows[q] = l.xrow(c, i0+min(q, n-1))
+				}
+				for j := 0; j < l.ncols; j++ {
+					ys = append(ys, l.y(c, j))
+				}
+				f(&rows, ys, res[:l.ncols])
+				for j := 0; j < l.ncols; j++ {
+					for q := 0; q < n; q++ {
+						out[l.dst(c, j, i0+q)] = res[j][q]
+					}
+				}
+			} else {
+				for j := 0; j < l.ncols; j++ {
+					for q := range 8 {
+						rows[q] = l.xrowTok(c, j, i0+min(q, n-1))
+					}
+					f(&rows, append(ys[:0], l.y(c, j)), res[:1])
+					for q := 0; q < n; q++ {
+						out[l.dst(c, j, i0+q)] = res[0][q]
+					}
+				}
+			}
+			g += n
+		}
+	}
+}
 
 // output computes one output element the fast way: every thread's partial sum (from
 // 0.0f, x blocks in ascending order), the cross-warp sums per lane, then the butterfly.

@@ -1,0 +1,137 @@
+//go:build goexperiment.simd && amd64
+
+package mmvq
+
+import (
+	"simd/archsimd"
+
+	"github.com/ggsim/ggsim/quant"
+	"github.com/ggsim/ggsim/sim"
+	"github.com/ggsim/ggsim/sim/q8"
+	"github.com/ggsim/ggsim/tiling"
+)
+
+// The 8-row path (GOEXPERIMENT=simd, amd64 with AVX2 and FMA): eight rows of the same
+// launch run side by side, row q in lane q of archsimd vectors. Every lane performs the
+// float steps of its row's scalar path in the same order (each thread's partial sum over
+// its x blocks ascending, the cross-warp adds, the butterfly), with the 8-lane functions
+// of package sim, which give the scalar functions' bits; only the integer work is
+// reorganised: each row's x block is unpacked once for all the columns that read it, and
+// the dp4a of 4-bit values with q8_1 ints runs on eight rows at once (VPMADDUBSW +
+// VPMADDWD, exact). TestRows8MatchesScalar compares both paths bit for bit.
+
+// useRows8 lets tests run the scalar path in this build.
+var useRows8 = true
+
+// rows8For returns the 8-row kernel of type t in launch kind k with ncols columns, or
+// nil where there is none (then output is used).
+func rows8For(t quant.Type, k tiling.Kernel, ncols int) rows8Factory {
+	if !sim.Vec8 || !useRows8 {
+		return nil
+	}
+	if t == quant.Q4_K && mustKernel(t).DotFor == nil {
+		return newQ4KRows8
+	}
+	return nil
+}
+
+// Rows8 reports whether this build and CPU run some vec_dots eight rows at a time.
+func Rows8() bool { return sim.Vec8 }
+
+var (
+	ones16   = archsimd.BroadcastInt16x16(1)
+	nib4Mask = archsimd.BroadcastUint32x8(0x0F0F0F0F)
+	zero8    = archsimd.BroadcastFloat32x8(0)
+)
+
+// dotNib8 is sim.Dp4a(v, u, 0) on each lane for v holding four bytes in [0, 15] (the
+// unsigned operand of VPMADDUBSW; pair sums stay within int16).
+func dotNib8(v archsimd.Uint32x8, u int32) archsimd.Int32x8 {
+	return v.AsUint8x32().DotProductPairsSaturated(archsimd.BroadcastInt32x8(u).AsInt8x32()).DotProductPairs(ones16)
+}
+
+// q4KLanes is one Q4_K x block's part that one thread reads (vec_dot_q4_K_q8_1 at iqs),
+// unpacked for eight rows.
+type q4KLanes struct {
+	v       [2][2]archsimd.Uint32x8 // [i][0]: v0i, [i][1]: v1i
+	sc, m   [2]archsimd.Int32x8
+	d, dmin archsimd.Float32x8
+}
+
+func (w *q4KLanes) load(rows *[8][]byte, kbx, iqs int) {
+	bq8 := 2 * ((iqs / 2) / 4)
+	off := 16*bq8 + 4*((iqs/2)%4)
+	var v0, v1 [8]uint32
+	var sc, m [2][8]int32
+	var d, dmin [8]float32
+	for q := range rows {
+		b := quant.Q4_KBlock(rows[q], kbx)
+		q4 := b.Qs()[off:]
+		v0[q], v1[q] = uint32(le32(q4)), uint32(le32(q4[16:]))
+		s, mm := q45KScales(b.Scales(), bq8/2)
+		sc[0][q], sc[1][q], m[0][q], m[1][q] = s[0], s[1], mm[0], mm[1]
+		hd, hm := b.DM()
+		d[q], dmin[q] = sim.H2F(hd), sim.H2F(hm)
+	}
+	V0, V1 := archsimd.LoadUint32x8(&v0), archsimd.LoadUint32x8(&v1)
+	for i := range 2 {
+		w.v[i][0] = V0.ShiftAllRight(uint64(4 * i)).And(nib4Mask)
+		w.v[i][1] = V1.ShiftAllRight(uint64(4 * i)).And(nib4Mask)
+		w.sc[i], w.m[i] = archsimd.LoadInt32x8(&sc[i]), archsimd.LoadInt32x8(&m[i])
+	}
+	w.d, w.dmin = archsimd.LoadFloat32x8(&d), archsimd.LoadFloat32x8(&dmin)
+}
+
+// dot is vecDotQ4_K on each lane.
+func (w *q4KLanes) dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.Float32x8 {
+	bq8 := 2 * ((iqs / 2) / 4)
+	sumfD, sumfM := zero8, zero8
+	for i := range 2 {
+		yb := &y[bq8+i]
+		u0, u1 := yb.Int((iqs/2)%4), yb.Int((iqs/2)%4+4)
+		dot1 := dotNib8(w.v[i][0], u0).Add(dotNib8(w.v[i][1], u1))
+		dot2 := archsimd.BroadcastInt32x8(sim.Dp4a(0x01010101, u1, sim.Dp4a(0x01010101, u0, 0)))
+		d8 := archsimd.BroadcastFloat32x8(sim.H2F(yb.D))
+		sumfD = sim.FMA8(d8, sim.I2F8(dot1.Mul(w.sc[i])), sumfD)
+		sumfM = sim.FMA8(d8, sim.I2F8(dot2.Mul(w.m[i])), sumfM)
+	}
+	r := sim.FMA8(sumfD, w.d, sim.Neg8(sim.Mul8(sumfM, w.dmin)))
+	return sim.Add8(tmp, r)
+}
+
+func newQ4KRows8(l *launch) rows8Func {
+	p := l.plan
+	nt := p.ThreadsPerRow()
+	tpb := p.QI / p.VDR
+	ybl := p.QK / 32
+	acc := make([]archsimd.Float32x8, tiling.MMVQMaxBatchSize*nt)
+	lanes := make([]archsimd.Float32x8, 32)
+	var w q4KLanes
+	return func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
+		nc := len(ys)
+		for tid := 0; tid < nt; tid++ {
+			iqs := p.VDR * (tid % tpb)
+			for j := range nc {
+				acc[j*nt+tid] = zero8
+			}
+			for kbx := tid / tpb; kbx < l.nblocks; kbx += p.BlocksPerIter {
+				w.load(rows, kbx, iqs)
+				for j := range nc {
+					acc[j*nt+tid] = w.dot(acc[j*nt+tid], iqs, ys[j][kbx*ybl:])
+				}
+			}
+		}
+		nw := nt / 32
+		for j := range nc {
+			a := acc[j*nt : (j+1)*nt]
+			for L := range 32 {
+				v := a[L]
+				for wp := 1; wp < nw; wp++ {
+					v = sim.Add8(v, a[wp*32+L])
+				}
+				lanes[L] = v
+			}
+			sim.ReduceSumTree8(lanes).Store(&out[j])
+		}
+	}
+}

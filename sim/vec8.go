@@ -1,0 +1,113 @@
+//go:build goexperiment.simd && amd64
+
+package sim
+
+import "simd/archsimd"
+
+// Eight lanes of the float32 arithmetic of f32.go, for kernels that run eight simulated
+// threads (eight weight rows) side by side: lane l of each result has the bits of the
+// scalar function on lane l of the operands. Built only with GOEXPERIMENT=simd on amd64
+// (the goexperiment.simd build tag); usable only where Vec8 is true (AVX2 and FMA). The
+// scalar functions stay the definition: the lanes use the CPU's IEEE float32 operations
+// where they agree with the GPU's (normal operands and results) and the scalar function
+// where they might not (results below 2^-125 in magnitude, Inf and NaN). TestVec8 checks
+// every function against its scalar one.
+
+// Vec8 reports whether this CPU has what the 8-lane functions need (AVX2 and FMA).
+var Vec8 = archsimd.X86.AVX2() && archsimd.X86.FMA()
+
+var (
+	v8ExpMask  = archsimd.BroadcastInt32x8(0x7f800000)
+	v8SignMask = archsimd.BroadcastInt32x8(-0x80000000)
+	v8AbsMask  = archsimd.BroadcastInt32x8(0x7fffffff)
+	v8Zero     = archsimd.BroadcastInt32x8(0)
+	v8Tiny     = archsimd.BroadcastInt32x8(0x01000000) // 2^-125
+	v8Inf      = archsimd.BroadcastInt32x8(0x7f800000)
+	v8Two126   = archsimd.BroadcastInt32x8(0x00800000) // 2^-126
+	v8Canon    = archsimd.BroadcastInt32x8(int32(CanonicalNaN32))
+)
+
+// FTZ8 is FTZ on each lane.
+func FTZ8(x archsimd.Float32x8) archsimd.Float32x8 {
+	xi := x.AsInt32x8()
+	sub := xi.And(v8ExpMask).Equal(v8Zero)
+	return xi.And(v8SignMask).Merge(xi, sub).AsFloat32x8()
+}
+
+// Add8 is Add on each lane.
+func Add8(a, b archsimd.Float32x8) archsimd.Float32x8 {
+	r := FTZ8(FTZ8(a).Add(FTZ8(b)))
+	return v8Canon.Merge(r.AsInt32x8(), r.IsNaN()).AsFloat32x8()
+}
+
+// FMA8 is FMA on each lane: the CPU's fused multiply-add of the flushed operands (one
+// IEEE rounding, as the GPU's) where the result is a normal number of magnitude at least
+// 2^-125; FMA on the other lanes (flush, tininess, Inf, NaN).
+func FMA8(a, b, c archsimd.Float32x8) archsimd.Float32x8 {
+	a, b, c = FTZ8(a), FTZ8(b), FTZ8(c)
+	r := a.MulAdd(b, c)
+	ri := r.AsInt32x8().And(v8AbsMask)
+	ok := ri.GreaterEqual(v8Tiny).And(ri.Less(v8Inf))
+	if ok.ToBits() == 0xff {
+		return r
+	}
+	return lanes3(FMA, a, b, c, r, ok)
+}
+
+// Mul8 is Mul on each lane.
+func Mul8(a, b archsimd.Float32x8) archsimd.Float32x8 {
+	a, b = FTZ8(a), FTZ8(b)
+	r := a.Mul(b)
+	ri := r.AsInt32x8().And(v8AbsMask)
+	ok := ri.Greater(v8Two126).And(ri.Less(v8Inf)).Or(ri.Equal(v8Zero))
+	if ok.ToBits() == 0xff {
+		return r
+	}
+	var x, y, z [8]float32
+	a.Store(&x)
+	b.Store(&y)
+	r.Store(&z)
+	bits := ok.ToBits()
+	for l := range 8 {
+		if bits&(1<<l) == 0 {
+			z[l] = Mul(x[l], y[l])
+		}
+	}
+	return archsimd.LoadFloat32x8(&z)
+}
+
+// Neg8 is Neg on each lane.
+func Neg8(x archsimd.Float32x8) archsimd.Float32x8 {
+	n := FTZ8(x).AsInt32x8().Xor(v8SignMask)
+	return v8Canon.Merge(n, x.IsNaN()).AsFloat32x8()
+}
+
+// I2F8 is I2F on each lane.
+func I2F8(n archsimd.Int32x8) archsimd.Float32x8 { return n.ConvertToFloat32() }
+
+// ReduceSumTree8 is ReduceSumTree on each lane of x (overwritten).
+func ReduceSumTree8(x []archsimd.Float32x8) archsimd.Float32x8 {
+	checkWidth(len(x))
+	for h := len(x) / 2; h > 0; h >>= 1 {
+		for l := 0; l < h; l++ {
+			x[l] = Add8(x[l], x[l+h])
+		}
+	}
+	return x[0]
+}
+
+// lanes3 returns r with the lanes not set in ok replaced by f of the operands' lanes.
+func lanes3(f func(a, b, c float32) float32, a, b, c, r archsimd.Float32x8, ok archsimd.Mask32x8) archsimd.Float32x8 {
+	var x, y, z, w [8]float32
+	a.Store(&x)
+	b.Store(&y)
+	c.Store(&z)
+	r.Store(&w)
+	bits := ok.ToBits()
+	for l := range 8 {
+		if bits&(1<<l) == 0 {
+			w[l] = f(x[l], y[l], z[l])
+		}
+	}
+	return archsimd.LoadFloat32x8(&w)
+}
