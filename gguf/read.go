@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"strings"
 
 	"github.com/ggsim/ggsim/quant"
 )
@@ -229,6 +230,8 @@ func (f *File) CheckGGMLLayout() error {
 	return nil
 }
 
+var neName = [MaxDims]string{"ne[0]", "ne[1]", "ne[2]", "ne[3]"}
+
 func alignUp(x, a int64) int64 { return (x + a - 1) / a * a }
 
 // decoder reads the sequential part of a file (header, metadata, tensor infos).
@@ -236,21 +239,58 @@ type decoder struct {
 	br   *bufio.Reader
 	off  int64 // bytes consumed so far
 	size int64 // file size
-	ctx  string
-	buf  [8]byte
+	// what is being read, formatted only for an error (context): its kind, the key or
+	// tensor name, and its index
+	ctxKind ctxKind
+	ctxName string
+	ctxIdx  uint64
+	buf     [8]byte
+}
+
+type ctxKind uint8
+
+const (
+	ctxHeader ctxKind = iota
+	ctxMetadata
+	ctxKey
+	ctxTensor
+	ctxTensorNamed
+	ctxData
+)
+
+// context names what was being read, for a FormatError.
+func (d *decoder) context() string {
+	switch d.ctxKind {
+	case ctxMetadata:
+		return fmt.Sprintf("metadata #%d", d.ctxIdx)
+	case ctxKey:
+		return fmt.Sprintf("key %q", d.ctxName)
+	case ctxTensor:
+		return fmt.Sprintf("tensor #%d", d.ctxIdx)
+	case ctxTensorNamed:
+		return fmt.Sprintf("tensor %q (#%d)", d.ctxName, d.ctxIdx)
+	case ctxData:
+		return "data section"
+	}
+	return "header"
+}
+
+// setCtx says what is being read next.
+func (d *decoder) setCtx(k ctxKind, name string, i uint64) {
+	d.ctxKind, d.ctxName, d.ctxIdx = k, name, i
 }
 
 func (d *decoder) remain() int64 { return d.size - d.off }
 
 func (d *decoder) errf(at int64, format string, args ...any) error {
-	return &FormatError{Offset: at, Context: d.ctx, Msg: fmt.Sprintf(format, args...)}
+	return &FormatError{Offset: at, Context: d.context(), Msg: fmt.Sprintf(format, args...)}
 }
 
 // read fills p or returns an error naming what was being read.
 func (d *decoder) read(p []byte, what string) error {
 	at := d.off
 	if int64(len(p)) > d.remain() {
-		return &FormatError{Offset: at, Context: d.ctx, Msg: fmt.Sprintf("reading %s: need %d bytes, %d remain", what, len(p), d.remain()), Err: io.ErrUnexpectedEOF}
+		return &FormatError{Offset: at, Context: d.context(), Msg: fmt.Sprintf("reading %s: need %d bytes, %d remain", what, len(p), d.remain()), Err: io.ErrUnexpectedEOF}
 	}
 	n, err := io.ReadFull(d.br, p)
 	d.off += int64(n)
@@ -258,7 +298,7 @@ func (d *decoder) read(p []byte, what string) error {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
-		return &FormatError{Offset: at, Context: d.ctx, Msg: "reading " + what, Err: err}
+		return &FormatError{Offset: at, Context: d.context(), Msg: "reading " + what, Err: err}
 	}
 	return nil
 }
@@ -285,10 +325,10 @@ func (d *decoder) str(what string) (string, error) {
 		return "", err
 	}
 	if n > MaxStringLen {
-		return "", &FormatError{Offset: at, Context: d.ctx, Msg: fmt.Sprintf("%s of %d bytes is longer than ggml's limit of %d", what, n, MaxStringLen)}
+		return "", &FormatError{Offset: at, Context: d.context(), Msg: fmt.Sprintf("%s of %d bytes is longer than ggml's limit of %d", what, n, MaxStringLen)}
 	}
 	if n > uint64(d.remain()) {
-		return "", &FormatError{Offset: at, Context: d.ctx, Msg: fmt.Sprintf("%s of %d bytes runs past the end of the file (%d bytes remain)", what, n, d.remain()), Err: io.ErrUnexpectedEOF}
+		return "", &FormatError{Offset: at, Context: d.context(), Msg: fmt.Sprintf("%s of %d bytes runs past the end of the file (%d bytes remain)", what, n, d.remain()), Err: io.ErrUnexpectedEOF}
 	}
 	b := make([]byte, n)
 	if err := d.read(b, what); err != nil {
@@ -304,7 +344,9 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 	if size < 0 {
 		return nil, fmt.Errorf("gguf: negative file size %d", size)
 	}
-	d := &decoder{br: bufio.NewReaderSize(io.NewSectionReader(r, 0, size), 64<<10), size: size, ctx: "header"}
+	// The buffer: 64 KiB, or the file's size if smaller (bufio's least is 16 bytes), so a
+	// tiny file costs no more than a small multiple of its size.
+	d := &decoder{br: bufio.NewReaderSize(io.NewSectionReader(r, 0, size), int(min(size, 64<<10))), size: size}
 	f := &File{r: r, Size: size, kvIdx: map[string]int{}, tensIdx: map[string]int{}}
 
 	var magic [4]byte
@@ -352,7 +394,7 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 	alignAt := int64(0)
 	for i := uint64(0); i < nkv; i++ {
 		at := d.off
-		d.ctx = fmt.Sprintf("metadata #%d", i)
+		d.setCtx(ctxMetadata, "", i)
 		key, err := d.str("key")
 		if err != nil {
 			return nil, err
@@ -360,7 +402,7 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 		if key == "" {
 			return nil, d.errf(at, "empty key")
 		}
-		d.ctx = fmt.Sprintf("key %q", key)
+		d.setCtx(ctxKey, key, i)
 		if _, dup := f.kvIdx[key]; dup {
 			return nil, d.errf(at, "duplicate key")
 		}
@@ -404,7 +446,7 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 		f.tensIdx[t.Name] = len(f.Tensors)
 		f.Tensors = append(f.Tensors, t)
 	}
-	d.ctx = "data section"
+	d.setCtx(ctxData, "", 0)
 
 	f.DataOffset = alignUp(d.off, f.Alignment)
 	if len(f.Tensors) > 0 && f.DataOffset > size {
@@ -501,16 +543,21 @@ func (d *decoder) array(tat int64, depth int) (Value, error) {
 		return Value{}, err
 	}
 	if n > MaxArrayLen {
-		return Value{}, &FormatError{Offset: lat, Context: d.ctx, Msg: fmt.Sprintf("array of %d %v has more elements than ggml's limit of %d", n, et, MaxArrayLen)}
+		return Value{}, &FormatError{Offset: lat, Context: d.context(), Msg: fmt.Sprintf("array of %d %v has more elements than ggml's limit of %d", n, et, MaxArrayLen)}
 	}
 	if min := et.minSize(); n > uint64(d.remain())/uint64(min) {
-		return Value{}, &FormatError{Offset: lat, Context: d.ctx, Msg: fmt.Sprintf("array of %d %v needs at least %d bytes each, only %d bytes remain", n, et, min, d.remain()), Err: io.ErrUnexpectedEOF}
+		return Value{}, &FormatError{Offset: lat, Context: d.context(), Msg: fmt.Sprintf("array of %d %v needs at least %d bytes each, only %d bytes remain", n, et, min, d.remain()), Err: io.ErrUnexpectedEOF}
 	}
 	switch et {
 	case TypeString:
 		s := make([]string, n)
 		for i := range s {
-			if s[i], err = d.str(fmt.Sprintf("string element %d", i)); err != nil {
+			if s[i], err = d.str("string element"); err != nil {
+				// name the element only now: a Sprintf per element would cost more
+				// than the element
+				if fe, ok := err.(*FormatError); ok {
+					fe.Msg = strings.Replace(fe.Msg, "string element", fmt.Sprintf("string element %d", i), 1)
+				}
 				return Value{}, err
 			}
 		}
@@ -603,7 +650,7 @@ func decodeArray(et ValueType, raw []byte, n int) Value {
 // length, n_dims, non-negative ne, the element count, a supported type whose block divides
 // ne[0], and a representable byte size.
 func (d *decoder) tensorInfo(i uint64) (TensorInfo, error) {
-	d.ctx = fmt.Sprintf("tensor #%d", i)
+	d.setCtx(ctxTensor, "", i)
 	t := TensorInfo{InfoOffset: d.off}
 	name, err := d.str("tensor name")
 	if err != nil {
@@ -613,7 +660,7 @@ func (d *decoder) tensorInfo(i uint64) (TensorInfo, error) {
 		return t, d.errf(t.InfoOffset, "%v", err)
 	}
 	t.Name = ggmlName(name)
-	d.ctx = fmt.Sprintf("tensor %q (#%d)", t.Name, i)
+	d.setCtx(ctxTensorNamed, t.Name, i)
 	nat := d.off
 	nd, err := d.u32("n_dims")
 	if err != nil {
@@ -625,7 +672,7 @@ func (d *decoder) tensorInfo(i uint64) (TensorInfo, error) {
 	t.Dims = make([]int64, nd)
 	for j := range t.Dims {
 		at := d.off
-		u, err := d.u64(fmt.Sprintf("ne[%d]", j))
+		u, err := d.u64(neName[j])
 		if err != nil {
 			return t, err
 		}
