@@ -13,26 +13,33 @@
 // where str is a u64 length and that many bytes, and an array value is u32 element type,
 // u64 count and the elements (arrays may nest; ggml itself does not read nested arrays).
 //
-// Read checks everything ggml's reader checks and a little more, and reports the first
-// problem as a *FormatError with its byte offset and the key or tensor concerned:
-// truncation anywhere; bad magic; version 0, 1, big-endian or newer than 3; counts and
-// lengths larger than the rest of the file could hold (checked before anything of that size
-// is allocated, so memory stays proportional to the file size); empty or duplicate keys;
-// unknown value types; arrays nested deeper than MaxArrayDepth; a general.alignment that is
-// not a u32 power of two; tensor names longer than MaxNameLen or duplicated; n_dims >
-// MaxDims; negative ne or ne whose product or byte size overflows int64; unknown or removed
-// ggml types; ne[0] not a multiple of the type's block size; data offsets not a multiple of
-// the alignment, past the end of the file, or overlapping another tensor. A File from Read
-// therefore satisfies: keys and names are unique, and every tensor's bytes
-// [DataOffset+Offset, +Size) lie in the file, aligned and disjoint from every other
-// tensor's. Tensor data is read on demand through an io.ReaderAt (TensorReader,
-// TensorData), never the whole file at once.
+// Read accepts exactly the files ggml's reader (gguf_init_from_file, reading the tensor
+// data) accepts, nested arrays aside, and reports the first problem as a *FormatError with
+// its byte offset and the key or tensor concerned: truncation anywhere; bad magic; version
+// 0, 1, big-endian or newer than 3; counts and lengths larger than the rest of the file
+// could hold (checked before anything of that size is allocated, so memory stays
+// proportional to the file size) or than ggml's limits (MaxStringLen, MaxArrayLen); empty or
+// duplicate keys; unknown value types; arrays nested deeper than MaxArrayDepth; a
+// general.alignment that is not a u32 power of two; tensor names longer than MaxNameLen or
+// duplicated; and the shape rules of shape.go, one home for Read and Writer: n_dims >
+// MaxDims; negative ne; too many elements by ggml's test (INT64_MAX/ne[k] <= ne[0]·…·ne[k-1],
+// skipped for a tensor with a zero dimension); unknown or removed ggml types; ne[0] not a
+// multiple of the type's block size; more than 2^63-1 bytes. The data section must have
+// ggml's layout: tensor i starts where tensor i-1 ends padded to the alignment (the first at
+// 0), and the padded data section lies in the file. A File from Read therefore satisfies:
+// keys and names are unique, and every tensor's bytes [DataOffset+Offset, +Size) lie in the
+// file, aligned, in file order and disjoint from every other tensor's. Tensor data is read on
+// demand through an io.ReaderAt (TensorReader, TensorData), never the whole file at once.
+// shape_test.go has one row per rule with its line in ggml's gguf.cpp, and the two places
+// where ggsim refuses what ggml accepts: shapes whose element count or padded byte size
+// overflows in ggml's own arithmetic.
 //
-// ggml's reader is stricter about layout than the spec: it requires each tensor to start
-// where the previous one ends, padded to the alignment (File.CheckGGMLLayout tells whether a
-// file meets that). Writer always writes that layout, with the padding after the last tensor
-// too, exactly as gguf_write_to_file does, so ggml reads what Writer writes (nested arrays
-// excepted).
+// ggml keeps tensor names as C strings: a stored name with a NUL byte is named by its
+// bytes up to the NUL, by ggml and by Read; Writer refuses such a name.
+//
+// Writer writes ggml's layout, with the padding after the last tensor too, exactly as
+// gguf_write_to_file does, and refuses every tensor Read would refuse, so ggml reads what
+// Writer writes (nested arrays excepted: File.CheckGGMLLayout tells).
 //
 // Bool values: ggml reads any non-zero byte as true, and so does Read; Writer writes 0 or 1.
 package gguf

@@ -7,9 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/bits"
 	"os"
-	"sort"
+	"strings"
 
 	"github.com/ggsim/ggsim/quant"
 )
@@ -49,6 +48,8 @@ func (e *FormatError) Unwrap() error { return e.Err }
 
 // TensorInfo describes one tensor as its info record in the file does.
 type TensorInfo struct {
+	// Name is the name as ggml takes it: the stored bytes up to the first NUL, if any
+	// (ggml keeps names as C strings).
 	Name string
 	Type quant.Type
 	// Dims are the n_dims dimensions stored in the file, ggml order (Dims[0] is the
@@ -216,28 +217,20 @@ func (f *File) TensorData(name string) ([]byte, error) {
 }
 
 // CheckGGMLLayout reports whether ggml's own reader (gguf_init_from_file at d99724f2b141)
-// would accept the tensor layout: ggml requires tensor i to start exactly where tensor i-1
-// ends rounded up to the alignment (the first at 0), the whole padded data section to lie
-// in the file, and no nested arrays in the metadata. Read accepts any aligned,
-// non-overlapping layout, as the GGUF spec does.
+// would accept the file. Read already refuses every tensor layout ggml refuses (tensor i
+// must start where tensor i-1 ends, padded to the alignment, and the padded data section
+// must lie in the file); what remains is the metadata: ggml does not read nested arrays,
+// which the GGUF spec allows and Read reads.
 func (f *File) CheckGGMLLayout() error {
 	for _, kv := range f.KV {
 		if kv.Value.typ == TypeArray && kv.Value.elem == TypeArray {
 			return fmt.Errorf("gguf: key %q is a nested array, which ggml does not read", kv.Key)
 		}
 	}
-	var want uint64
-	for i, t := range f.Tensors {
-		if t.Offset != want {
-			return fmt.Errorf("gguf: tensor %q (#%d) is at data offset %d, ggml expects %d", t.Name, i, t.Offset, want)
-		}
-		want += uint64(alignUp(t.Size, f.Alignment))
-	}
-	if len(f.Tensors) > 0 && f.DataOffset+int64(want) > f.Size {
-		return fmt.Errorf("gguf: the padded data section ends at byte %d, past the end of the file (%d bytes)", f.DataOffset+int64(want), f.Size)
-	}
 	return nil
 }
+
+var neName = [MaxDims]string{"ne[0]", "ne[1]", "ne[2]", "ne[3]"}
 
 func alignUp(x, a int64) int64 { return (x + a - 1) / a * a }
 
@@ -246,21 +239,58 @@ type decoder struct {
 	br   *bufio.Reader
 	off  int64 // bytes consumed so far
 	size int64 // file size
-	ctx  string
-	buf  [8]byte
+	// what is being read, formatted only for an error (context): its kind, the key or
+	// tensor name, and its index
+	ctxKind ctxKind
+	ctxName string
+	ctxIdx  uint64
+	buf     [8]byte
+}
+
+type ctxKind uint8
+
+const (
+	ctxHeader ctxKind = iota
+	ctxMetadata
+	ctxKey
+	ctxTensor
+	ctxTensorNamed
+	ctxData
+)
+
+// context names what was being read, for a FormatError.
+func (d *decoder) context() string {
+	switch d.ctxKind {
+	case ctxMetadata:
+		return fmt.Sprintf("metadata #%d", d.ctxIdx)
+	case ctxKey:
+		return fmt.Sprintf("key %q", d.ctxName)
+	case ctxTensor:
+		return fmt.Sprintf("tensor #%d", d.ctxIdx)
+	case ctxTensorNamed:
+		return fmt.Sprintf("tensor %q (#%d)", d.ctxName, d.ctxIdx)
+	case ctxData:
+		return "data section"
+	}
+	return "header"
+}
+
+// setCtx says what is being read next.
+func (d *decoder) setCtx(k ctxKind, name string, i uint64) {
+	d.ctxKind, d.ctxName, d.ctxIdx = k, name, i
 }
 
 func (d *decoder) remain() int64 { return d.size - d.off }
 
 func (d *decoder) errf(at int64, format string, args ...any) error {
-	return &FormatError{Offset: at, Context: d.ctx, Msg: fmt.Sprintf(format, args...)}
+	return &FormatError{Offset: at, Context: d.context(), Msg: fmt.Sprintf(format, args...)}
 }
 
 // read fills p or returns an error naming what was being read.
 func (d *decoder) read(p []byte, what string) error {
 	at := d.off
 	if int64(len(p)) > d.remain() {
-		return &FormatError{Offset: at, Context: d.ctx, Msg: fmt.Sprintf("reading %s: need %d bytes, %d remain", what, len(p), d.remain()), Err: io.ErrUnexpectedEOF}
+		return &FormatError{Offset: at, Context: d.context(), Msg: fmt.Sprintf("reading %s: need %d bytes, %d remain", what, len(p), d.remain()), Err: io.ErrUnexpectedEOF}
 	}
 	n, err := io.ReadFull(d.br, p)
 	d.off += int64(n)
@@ -268,7 +298,7 @@ func (d *decoder) read(p []byte, what string) error {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
-		return &FormatError{Offset: at, Context: d.ctx, Msg: "reading " + what, Err: err}
+		return &FormatError{Offset: at, Context: d.context(), Msg: "reading " + what, Err: err}
 	}
 	return nil
 }
@@ -294,8 +324,11 @@ func (d *decoder) str(what string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if n > MaxStringLen {
+		return "", &FormatError{Offset: at, Context: d.context(), Msg: fmt.Sprintf("%s of %d bytes is longer than ggml's limit of %d", what, n, MaxStringLen)}
+	}
 	if n > uint64(d.remain()) {
-		return "", &FormatError{Offset: at, Context: d.ctx, Msg: fmt.Sprintf("%s of %d bytes runs past the end of the file (%d bytes remain)", what, n, d.remain()), Err: io.ErrUnexpectedEOF}
+		return "", &FormatError{Offset: at, Context: d.context(), Msg: fmt.Sprintf("%s of %d bytes runs past the end of the file (%d bytes remain)", what, n, d.remain()), Err: io.ErrUnexpectedEOF}
 	}
 	b := make([]byte, n)
 	if err := d.read(b, what); err != nil {
@@ -311,7 +344,9 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 	if size < 0 {
 		return nil, fmt.Errorf("gguf: negative file size %d", size)
 	}
-	d := &decoder{br: bufio.NewReaderSize(io.NewSectionReader(r, 0, size), 64<<10), size: size, ctx: "header"}
+	// The buffer: 64 KiB, or the file's size if smaller (bufio's least is 16 bytes), so a
+	// tiny file costs no more than a small multiple of its size.
+	d := &decoder{br: bufio.NewReaderSize(io.NewSectionReader(r, 0, size), int(min(size, 64<<10))), size: size}
 	f := &File{r: r, Size: size, kvIdx: map[string]int{}, tensIdx: map[string]int{}}
 
 	var magic [4]byte
@@ -359,7 +394,7 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 	alignAt := int64(0)
 	for i := uint64(0); i < nkv; i++ {
 		at := d.off
-		d.ctx = fmt.Sprintf("metadata #%d", i)
+		d.setCtx(ctxMetadata, "", i)
 		key, err := d.str("key")
 		if err != nil {
 			return nil, err
@@ -367,7 +402,7 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 		if key == "" {
 			return nil, d.errf(at, "empty key")
 		}
-		d.ctx = fmt.Sprintf("key %q", key)
+		d.setCtx(ctxKey, key, i)
 		if _, dup := f.kvIdx[key]; dup {
 			return nil, d.errf(at, "duplicate key")
 		}
@@ -411,47 +446,33 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 		f.tensIdx[t.Name] = len(f.Tensors)
 		f.Tensors = append(f.Tensors, t)
 	}
-	d.ctx = "data section"
+	d.setCtx(ctxData, "", 0)
 
 	f.DataOffset = alignUp(d.off, f.Alignment)
 	if len(f.Tensors) > 0 && f.DataOffset > size {
 		return nil, d.errf(d.off, "the data section would start at byte %d (alignment %d), past the end of the file (%d bytes)", f.DataOffset, f.Alignment, size)
 	}
-	dataLen := uint64(size - f.DataOffset)
+	// ggml's layout (gguf.cpp, gguf_init_from_file_impl): tensor i starts where tensor
+	// i-1 ends, padded to the alignment, the first at 0; and the whole padded data
+	// section, which ggml reads in one piece, lies in the file. Tensors are therefore in
+	// file order, aligned, disjoint and without gaps.
+	dataLen := size - f.DataOffset
+	var want int64 // where ggml expects the next tensor
 	for i := range f.Tensors {
 		t := &f.Tensors[i]
 		ctx := fmt.Sprintf("tensor %q (#%d)", t.Name, i)
-		if t.Offset%uint64(f.Alignment) != 0 {
-			return nil, &FormatError{Offset: t.InfoOffset, Context: ctx, Msg: fmt.Sprintf("data offset %d is not a multiple of the alignment %d", t.Offset, f.Alignment)}
+		if t.Offset != uint64(want) {
+			why := "tensors must follow each other in file order, each padded to the alignment"
+			if t.Offset%uint64(f.Alignment) != 0 {
+				why = fmt.Sprintf("not a multiple of the alignment %d", f.Alignment)
+			}
+			return nil, &FormatError{Offset: t.InfoOffset, Context: ctx, Msg: fmt.Sprintf("data offset %d, ggml expects %d (%s)", t.Offset, want, why)}
 		}
-		if t.Offset > dataLen || uint64(t.Size) > dataLen-t.Offset {
-			return nil, &FormatError{Offset: t.InfoOffset, Context: ctx, Msg: fmt.Sprintf("data [%d, +%d) of the data section at byte %d runs past the end of the file (%d bytes)", t.Offset, t.Size, f.DataOffset, size)}
+		p, ok := paddedSize(t.Size, f.Alignment)
+		if !ok || p > dataLen-want {
+			return nil, &FormatError{Offset: t.InfoOffset, Context: ctx, Msg: fmt.Sprintf("data [%d, +%d) padded to %d of the data section at byte %d runs past the end of the file (%d bytes)", t.Offset, t.Size, f.Alignment, f.DataOffset, size)}
 		}
-	}
-	// No two tensors may share bytes.
-	order := make([]int, len(f.Tensors))
-	for i := range order {
-		order[i] = i
-	}
-	sort.Slice(order, func(a, b int) bool {
-		ta, tb := f.Tensors[order[a]], f.Tensors[order[b]]
-		if ta.Offset != tb.Offset {
-			return ta.Offset < tb.Offset
-		}
-		return ta.Size < tb.Size
-	})
-	var end uint64 // the furthest end of the non-empty tensors so far, and whose it is
-	var last TensorInfo
-	for _, k := range order {
-		t := f.Tensors[k]
-		if t.Size == 0 {
-			continue
-		}
-		if t.Offset < end {
-			return nil, &FormatError{Offset: t.InfoOffset, Context: fmt.Sprintf("tensor %q (#%d)", t.Name, k),
-				Msg: fmt.Sprintf("data [%d, +%d) overlaps tensor %q's [%d, +%d)", t.Offset, t.Size, last.Name, last.Offset, last.Size)}
-		}
-		end, last = t.Offset+uint64(t.Size), t
+		want += p
 	}
 	return f, nil
 }
@@ -521,14 +542,22 @@ func (d *decoder) array(tat int64, depth int) (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
+	if n > MaxArrayLen {
+		return Value{}, &FormatError{Offset: lat, Context: d.context(), Msg: fmt.Sprintf("array of %d %v has more elements than ggml's limit of %d", n, et, MaxArrayLen)}
+	}
 	if min := et.minSize(); n > uint64(d.remain())/uint64(min) {
-		return Value{}, &FormatError{Offset: lat, Context: d.ctx, Msg: fmt.Sprintf("array of %d %v needs at least %d bytes each, only %d bytes remain", n, et, min, d.remain()), Err: io.ErrUnexpectedEOF}
+		return Value{}, &FormatError{Offset: lat, Context: d.context(), Msg: fmt.Sprintf("array of %d %v needs at least %d bytes each, only %d bytes remain", n, et, min, d.remain()), Err: io.ErrUnexpectedEOF}
 	}
 	switch et {
 	case TypeString:
 		s := make([]string, n)
 		for i := range s {
-			if s[i], err = d.str(fmt.Sprintf("string element %d", i)); err != nil {
+			if s[i], err = d.str("string element"); err != nil {
+				// name the element only now: a Sprintf per element would cost more
+				// than the element
+				if fe, ok := err.(*FormatError); ok {
+					fe.Msg = strings.Replace(fe.Msg, "string element", fmt.Sprintf("string element %d", i), 1)
+				}
 				return Value{}, err
 			}
 		}
@@ -617,21 +646,21 @@ func decodeArray(et ValueType, raw []byte, n int) Value {
 	}
 }
 
-// tensorInfo reads one tensor info record and checks it as ggml does: name length, n_dims,
-// non-negative ne with a representable product, a supported type whose block divides ne[0],
-// and a representable byte size.
+// tensorInfo reads one tensor info record and checks it as ggml does (shape.go): name
+// length, n_dims, non-negative ne, the element count, a supported type whose block divides
+// ne[0], and a representable byte size.
 func (d *decoder) tensorInfo(i uint64) (TensorInfo, error) {
-	d.ctx = fmt.Sprintf("tensor #%d", i)
+	d.setCtx(ctxTensor, "", i)
 	t := TensorInfo{InfoOffset: d.off}
 	name, err := d.str("tensor name")
 	if err != nil {
 		return t, err
 	}
-	if len(name) > MaxNameLen {
-		return t, d.errf(t.InfoOffset, "tensor name of %d bytes is longer than ggml's limit of %d", len(name), MaxNameLen)
+	if err := checkNameLen(name); err != nil {
+		return t, d.errf(t.InfoOffset, "%v", err)
 	}
-	t.Name = name
-	d.ctx = fmt.Sprintf("tensor %q (#%d)", name, i)
+	t.Name = ggmlName(name)
+	d.setCtx(ctxTensorNamed, t.Name, i)
 	nat := d.off
 	nd, err := d.u32("n_dims")
 	if err != nil {
@@ -641,11 +670,9 @@ func (d *decoder) tensorInfo(i uint64) (TensorInfo, error) {
 		return t, d.errf(nat, "n_dims %d is more than %d", nd, MaxDims)
 	}
 	t.Dims = make([]int64, nd)
-	nel := uint64(1)
-	overflow := false
 	for j := range t.Dims {
 		at := d.off
-		u, err := d.u64(fmt.Sprintf("ne[%d]", j))
+		u, err := d.u64(neName[j])
 		if err != nil {
 			return t, err
 		}
@@ -653,17 +680,10 @@ func (d *decoder) tensorInfo(i uint64) (TensorInfo, error) {
 			return t, d.errf(at, "ne[%d] = %d is negative", j, int64(u))
 		}
 		t.Dims[j] = int64(u)
-		hi, lo := bits.Mul64(nel, u)
-		if hi != 0 || lo > math.MaxInt64 {
-			overflow = true
-		}
-		nel = lo
 	}
-	if overflow && !zeroDim(t.Dims) {
-		return t, d.errf(nat, "shape %v has more than 2^63-1 elements", t.Dims)
-	}
-	if zeroDim(t.Dims) {
-		nel = 0
+	nel, err := numElements(t.Dims)
+	if err != nil {
+		return t, d.errf(nat, "%v", err)
 	}
 	tat := d.off
 	ty, err := d.u32("type")
@@ -671,36 +691,14 @@ func (d *decoder) tensorInfo(i uint64) (TensorInfo, error) {
 		return t, err
 	}
 	t.Type = quant.Type(ty)
-	if t.Type >= quant.TypeCount {
-		return t, d.errf(tat, "unknown ggml type %d (ggml defines 0..%d)", ty, quant.TypeCount-1)
+	if err := typeError(t.Type); err != nil {
+		return t, d.errf(tat, "%v", err)
 	}
-	if !t.Type.Valid() {
-		return t, d.errf(tat, "ggml type %d (%v) was removed from ggml", ty, t.Type)
+	if t.Size, err = tensorBytes(nel, t.NE()[0], t.Type); err != nil {
+		return t, d.errf(tat, "%v", err)
 	}
-	bs, ts := uint64(t.Type.BlockSize()), uint64(t.Type.TypeSize())
-	ne0 := uint64(1)
-	if nd > 0 {
-		ne0 = uint64(t.Dims[0])
-	}
-	if ne0%bs != 0 {
-		return t, d.errf(tat, "ne[0] = %d is not a multiple of the %v block size %d", ne0, t.Type, bs)
-	}
-	hi, lo := bits.Mul64(nel/bs, ts)
-	if hi != 0 || lo > math.MaxInt64 {
-		return t, d.errf(tat, "shape %v of %v is more than 2^63-1 bytes", t.Dims, t.Type)
-	}
-	t.Size = int64(lo)
 	if t.Offset, err = d.u64("data offset"); err != nil {
 		return t, err
 	}
 	return t, nil
-}
-
-func zeroDim(ne []int64) bool {
-	for _, x := range ne {
-		if x == 0 {
-			return true
-		}
-	}
-	return false
 }

@@ -170,6 +170,7 @@ func TestReadV2(t *testing.T) {
 	var r raw
 	r.header(2, 1, 1).kvU32("k", 1).tensor("t", quant.F32, 0, 2).pad(32)
 	r.Write(seq(8))
+	r.pad(32)
 	f, err := readBytes(r.Bytes())
 	if err != nil {
 		t.Fatal(err)
@@ -179,33 +180,27 @@ func TestReadV2(t *testing.T) {
 	}
 }
 
-// TestReadLayouts: the spec allows any aligned, disjoint layout; ggml only its own.
+// TestReadLayouts: Read accepts only ggml's layout (gguf.cpp:779, :860; the spec would
+// allow any aligned, disjoint one).
 func TestReadLayouts(t *testing.T) {
-	var r raw // tensors in reverse order with a gap, data section without final padding
+	var r raw // tensors in reverse order with a gap
 	r.header(3, 2, 0).tensor("a", quant.F32, 64, 4).tensor("b", quant.F32, 0, 2).pad(32)
 	r.Write(seq(64 + 16))
-	f, err := readBytes(r.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.CheckGGMLLayout(); err == nil || !strings.Contains(err.Error(), `"a"`) {
-		t.Errorf("CheckGGMLLayout = %v, want a complaint about tensor a", err)
+	r.pad(32)
+	if _, err := readBytes(r.Bytes()); err == nil || !strings.Contains(err.Error(), `tensor "a" (#0): data offset 64, ggml expects 0`) {
+		t.Errorf("reverse order with a gap: %v", err)
 	}
 	// ggml reads the padding after the last tensor: a file cut just after the data is
-	// readable here, not by ggml.
+	// refused.
 	var s raw
 	s.header(3, 1, 0).tensor("a", quant.F32, 0, 4).pad(32)
 	s.Write(seq(16))
-	f, err = readBytes(s.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.CheckGGMLLayout(); err == nil || !strings.Contains(err.Error(), "past the end") {
-		t.Errorf("CheckGGMLLayout = %v, want the missing-padding complaint", err)
+	if _, err := readBytes(s.Bytes()); err == nil || !strings.Contains(err.Error(), "padded to 32") {
+		t.Errorf("no padding after the last tensor: %v", err)
 	}
 	s.pad(32)
-	if f, err = readBytes(s.Bytes()); err != nil || f.CheckGGMLLayout() != nil {
-		t.Errorf("padded: %v, %v", err, f.CheckGGMLLayout())
+	if f, err := readBytes(s.Bytes()); err != nil || f.CheckGGMLLayout() != nil {
+		t.Errorf("padded: %v", err)
 	}
 	// A file with only metadata needs no data section or padding.
 	var m raw
@@ -269,8 +264,8 @@ func TestMalformed(t *testing.T) {
 		{"n_dims", withData(hdr(1, 0).str("t").u32(5).u64(1).u64(1).u64(1).u64(1).u64(1).u32(0).u64(0), 4), []string{"byte 33", `tensor "t"`, "n_dims 5"}},
 		{"n_dims huge", hdr(1, 0).str("t").u32(math.MaxUint32).u64(0).u32(0).u64(0).Bytes(), []string{`tensor "t"`, "n_dims 4294967295"}},
 		{"negative ne", withData(hdr(1, 0).tensor("t", quant.F32, 0, 4, math.MaxUint64), 16), []string{"byte 45", `tensor "t"`, "ne[1] = -1 is negative"}},
-		{"ne overflow", withData(hdr(1, 0).tensor("t", quant.F32, 0, 1<<32, 1<<31), 16), []string{`tensor "t"`, "more than 2^63-1 elements"}},
-		{"ne overflow 4d", withData(hdr(1, 0).tensor("t", quant.I8, 0, 1<<20, 1<<20, 1<<20, 1<<4), 16), []string{`tensor "t"`, "elements"}},
+		{"ne overflow", withData(hdr(1, 0).tensor("t", quant.F32, 0, 1<<32, 1<<31), 16), []string{"byte 33", `tensor "t"`, "too many elements: INT64_MAX/ne[1] <= ne[0]"}},
+		{"ne overflow 4d", withData(hdr(1, 0).tensor("t", quant.I8, 0, 1<<20, 1<<20, 1<<20, 1<<4), 16), []string{`tensor "t"`, "INT64_MAX/ne[3] <= ne[0]·ne[1]·ne[2]"}},
 		{"bytes overflow", withData(hdr(1, 0).tensor("t", quant.F64, 0, 1<<31, 1<<31), 16), []string{`tensor "t"`, "2^63-1 bytes"}},
 		{"unknown type", withData(hdr(1, 0).tensor("t", 99, 0, 4), 16), []string{"byte 45", `tensor "t"`, "unknown ggml type 99"}},
 		{"removed type", withData(hdr(1, 0).tensor("t", quant.Q4_2, 0, 32), 32), []string{`tensor "t"`, "type 4 (q4_2) was removed"}},
@@ -278,13 +273,13 @@ func TestMalformed(t *testing.T) {
 		{"block size", withData(hdr(1, 0).tensor("t", quant.Q4_K, 0, 255, 1), 144), []string{`tensor "t"`, "ne[0] = 255 is not a multiple of the q4_K block size 256"}},
 		{"scalar quantized", withData(hdr(1, 0).tensor("t", quant.Q8_0, 0), 34), []string{`tensor "t"`, "ne[0] = 1"}},
 		{"truncated offset", hdr(1, 0).str("t").u32(1).u64(4).u32(0).u32(0).Bytes(), []string{"byte 49", `tensor "t"`, "data offset"}},
-		{"misaligned", withData(hdr(1, 0).tensor("t", quant.F32, 8, 4), 32), []string{"byte 24", `tensor "t" (#0)`, "data offset 8 is not a multiple of the alignment 32"}},
+		{"misaligned", withData(hdr(1, 0).tensor("t", quant.F32, 8, 4), 32), []string{"byte 24", `tensor "t" (#0)`, "data offset 8, ggml expects 0 (not a multiple of the alignment 32)"}},
 		{"past EOF", withData(hdr(1, 0).tensor("t", quant.F32, 0, 9), 32), []string{"byte 24", `tensor "t" (#0)`, "runs past the end"}},
-		{"offset huge", withData(hdr(1, 0).tensor("t", quant.F32, 1<<63, 1), 32), []string{`tensor "t" (#0)`, "runs past the end"}},
-		{"overlap past empty", withData(hdr(3, 0).tensor("a", quant.F32, 0, 16).tensor("z", quant.F32, 32, 0).tensor("b", quant.F32, 32, 8), 64), []string{`tensor "b" (#2)`, `overlaps tensor "a"`}},
-		{"overlap inside", withData(hdr(3, 0).tensor("a", quant.F32, 0, 64).tensor("b", quant.F32, 32, 8).tensor("c", quant.F32, 288, 8), 320), []string{`tensor "b" (#1)`, `overlaps tensor "a"`}},
+		{"offset huge", withData(hdr(1, 0).tensor("t", quant.F32, 1<<63, 1), 32), []string{`tensor "t" (#0)`, "data offset 9223372036854775808, ggml expects 0"}},
+		{"overlap past empty", withData(hdr(3, 0).tensor("a", quant.F32, 0, 16).tensor("z", quant.F32, 32, 0).tensor("b", quant.F32, 32, 8), 64), []string{`tensor "z" (#1)`, "data offset 32, ggml expects 64"}},
+		{"overlap inside", withData(hdr(3, 0).tensor("a", quant.F32, 0, 64).tensor("b", quant.F32, 32, 8).tensor("c", quant.F32, 288, 8), 320), []string{`tensor "b" (#1)`, "data offset 32, ggml expects 256"}},
 		{"no data section", hdr(1, 0).tensor("t", quant.F32, 0, 1).Bytes(), []string{"data section", "past the end"}},
-		{"overlap", withData(hdr(2, 0).tensor("a", quant.F32, 0, 16).tensor("b", quant.F32, 32, 8), 64), []string{`tensor "b" (#1)`, `overlaps tensor "a"`}},
+		{"overlap", withData(hdr(2, 0).tensor("a", quant.F32, 0, 16).tensor("b", quant.F32, 32, 8), 64), []string{`tensor "b" (#1)`, "data offset 32, ggml expects 64"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -332,7 +327,7 @@ func TestNestingLimit(t *testing.T) {
 }
 
 // TestTruncations cuts a valid file at every length: each prefix must fail, with an error
-// that is not a panic, until the last tensor's data is complete.
+// that is not a panic, until the last tensor's data and its padding are complete.
 func TestTruncations(t *testing.T) {
 	b := sample(t)
 	f, err := readBytes(b)
@@ -340,14 +335,14 @@ func TestTruncations(t *testing.T) {
 		t.Fatal(err)
 	}
 	last := f.Tensors[len(f.Tensors)-1]
-	end := f.DataOffset + int64(last.Offset) + last.Size
+	end := f.DataOffset + alignUp(int64(last.Offset)+last.Size, f.Alignment) // ggml reads the padding too
 	for n := 0; n <= len(b); n++ {
 		_, err := readBytes(b[:n])
 		if int64(n) < end && err == nil {
 			t.Fatalf("prefix of %d bytes (of %d) read without error", n, len(b))
 		}
 		if int64(n) >= end && err != nil {
-			t.Fatalf("prefix of %d bytes, after the last tensor's data: %v", n, err)
+			t.Fatalf("prefix of %d bytes, after the last tensor's padded data: %v", n, err)
 		}
 	}
 }

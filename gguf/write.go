@@ -92,56 +92,45 @@ func checkValue(v Value, depth int) error {
 }
 
 // AddTensor appends a tensor of type typ and shape dims (ggml order, at most MaxDims,
-// written as given) whose bytes are data. It checks what ggml's reader checks: a unique
-// name of at most MaxNameLen bytes, a supported type, non-negative dims whose first is a
-// multiple of the block size, and len(data) equal to the tensor's size. data is kept, not
-// copied, until WriteTo.
+// written as given) whose bytes are data. It refuses what ggml's reader refuses (shape.go,
+// the same rules as Read): a name longer than MaxNameLen bytes, a duplicate name, an unknown
+// or removed type, negative dims, a shape with too many elements (none of these checks for
+// a shape with a zero dimension, which has no elements), ne[0] not a multiple of the block
+// size, and len(data) other than the tensor's size. A name with a NUL byte is refused too:
+// ggml would cut it there. data is kept, not copied, until WriteTo.
 func (w *Writer) AddTensor(name string, typ quant.Type, dims []int64, data []byte) error {
-	if len(name) > MaxNameLen {
-		return fmt.Errorf("gguf: tensor name %q is longer than %d bytes", name, MaxNameLen)
+	if err := checkNameLen(name); err != nil {
+		return fmt.Errorf("gguf: tensor %q: %w", name, err)
+	}
+	if ggmlName(name) != name {
+		return fmt.Errorf("gguf: tensor name %q has a NUL byte, where ggml's name would end", name)
 	}
 	if w.names[name] {
 		return fmt.Errorf("gguf: duplicate tensor name %q", name)
 	}
-	if !typ.Valid() {
-		return fmt.Errorf("gguf: tensor %q: %v is not a supported ggml type", name, typ)
-	}
 	if len(dims) > MaxDims {
-		return fmt.Errorf("gguf: tensor %q has %d dims, at most %d", name, len(dims), MaxDims)
+		return fmt.Errorf("gguf: tensor %q: n_dims %d is more than %d", name, len(dims), MaxDims)
 	}
-	// The element count as the reader (and ggml's gguf.cpp, gguf_init_from_file_impl)
-	// takes it: a tensor with a zero dimension has no elements, whatever its other
-	// dimensions, and the overflow check is skipped for it ("a zero-element tensor is
-	// trivially representable").
-	nel, zero := int64(1), false
 	for j, d := range dims {
 		if d < 0 {
 			return fmt.Errorf("gguf: tensor %q: ne[%d] = %d is negative", name, j, d)
 		}
-		zero = zero || d == 0
 	}
-	for _, d := range dims {
-		if zero {
-			nel = 0
-			break
-		}
-		if nel > math.MaxInt64/d {
-			return fmt.Errorf("gguf: tensor %q: shape %v overflows", name, dims)
-		}
-		nel *= d
+	nel, err := numElements(dims)
+	if err != nil {
+		return fmt.Errorf("gguf: tensor %q: %w", name, err)
+	}
+	if err := typeError(typ); err != nil {
+		return fmt.Errorf("gguf: tensor %q: %w", name, err)
 	}
 	ne0 := int64(1)
 	if len(dims) > 0 {
 		ne0 = dims[0]
 	}
-	bs, ts := int64(typ.BlockSize()), int64(typ.TypeSize())
-	if ne0%bs != 0 {
-		return fmt.Errorf("gguf: tensor %q: ne[0] = %d is not a multiple of the %v block size %d", name, ne0, typ, bs)
+	size, err := tensorBytes(nel, ne0, typ)
+	if err != nil {
+		return fmt.Errorf("gguf: tensor %q: %w", name, err)
 	}
-	if nel/bs > math.MaxInt64/ts {
-		return fmt.Errorf("gguf: tensor %q: shape %v is too large", name, dims)
-	}
-	size := nel / bs * ts
 	if int64(len(data)) != size {
 		return fmt.Errorf("gguf: tensor %q: %v %v needs %d bytes, got %d", name, typ, dims, size, len(data))
 	}
