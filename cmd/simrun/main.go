@@ -53,6 +53,7 @@ func usage(w io.Writer) {
                                                        write the simulator's own sweep record
   simrun run --type T --shape K,N,M [--seed S] | --gguf FILE --tensor NAME
                                                        a model-like matmul judged against fp64 (-h: flags)
+  simrun bounds --study tightness|power|false-alarms  measure the fp64 kernel bound (-h: flags)
   simrun devices                                       list the device catalog
   simrun version [--json] [--files]                    the modelled ggml commit, kernel fingerprint, toolkit, Go`)
 }
@@ -73,6 +74,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdSweep(args[1:], stdout, stderr)
 	case "run":
 		return cmdRun(args[1:], stdout, stderr)
+	case "bounds":
+		return cmdBounds(args[1:], stdout, stderr)
 	case "devices":
 		return cmdDevices(stdout)
 	case "version":
