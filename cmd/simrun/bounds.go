@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -121,7 +122,11 @@ func cmdBounds(args []string, stdout, stderr io.Writer) int {
 			if r.OldRelBound > 0 {
 				old = fmt.Sprintf("%.3g", r.OldRelBound)
 			}
-			fmt.Fprintf(stdout, "| %v | %s | %s | %d | %d | %.3g | %.3g | %d | %.2g | %s |\n", r.Type, r.Path, r.Data, r.Outputs, r.Exact, r.Median, r.Worst, r.Outside, r.RelBound, old)
+			med, worst := fmt.Sprintf("%.3g", r.Median), fmt.Sprintf("%.3g", r.Worst)
+			if math.IsNaN(r.Median) {
+				med, worst = "all exact", "all exact"
+			}
+			fmt.Fprintf(stdout, "| %v | %s | %s | %d | %d | %s | %s | %d | %.2g | %s |\n", r.Type, r.Path, r.Data, r.Outputs, r.Exact, med, worst, r.Outside, r.RelBound, old)
 		}
 	case "power":
 		rows, err := oracletest.Power(impl, dev, opt)
@@ -161,8 +166,8 @@ func cmdBounds(args []string, stdout, stderr io.Writer) int {
 		if *asJSON {
 			return max(status, emit(rep))
 		}
-		fmt.Fprintf(stdout, "`%s` on %s: %d correct cases (%v), %d outputs, %d outside the bound, %s\n",
-			cmdline, dev.Name, rep.Cases, rep.PerPath, rep.Outputs, rep.Outside, time.Since(start).Round(time.Second))
+		fmt.Fprintf(stdout, "`%s` on %s: %d correct cases (%v; %d drawn cases not modelled, skipped), %d outputs, %d outside the bound, %s\n",
+			cmdline, dev.Name, rep.Cases, rep.PerPath, rep.Skipped, rep.Outputs, rep.Outside, time.Since(start).Round(time.Second))
 		if rep.First != "" {
 			fmt.Fprintln(stdout, "first:", rep.First)
 		}
