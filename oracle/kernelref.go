@@ -204,7 +204,7 @@ func MulMatRefOn(dev sim.Device, t quant.Type, a []byte, K, N int, b []float32, 
 	}
 	acc, err := newAccumulation(dev, t, p, K, N, M, false)
 	if err != nil {
-		return nil, err
+		return MulMatRef(t, a, K, N, b, M) // a launch the plans do not describe
 	}
 	if err := ref.kernelBound(t, p, a, K, N, b, M, acc); err != nil {
 		return nil, err
@@ -246,12 +246,12 @@ func MulMatIDRefOn(dev sim.Device, t quant.Type, as []byte, K, N, E int, b []flo
 	var acc *accumulation
 	if ok {
 		if p == pathMMVQ {
-			acc, err = newMMVQAccumulation(dev, t, K, T, true)
+			var aerr error
+			if acc, aerr = newMMVQAccumulation(dev, t, K, T, true); aerr != nil {
+				ok = false // a launch the MMVQ plan does not describe: MulMatRef's bound
+			}
 		} else {
 			acc = &accumulation{path: p, qk: t.BlockSize(), agnostic: true, adds: kernelModels[p][t].adds}
-		}
-		if err != nil {
-			return nil, err
 		}
 	}
 	expBytes := int(rs) * N
