@@ -6,6 +6,11 @@
 //   - the fp64 reference (MulMatRef, with gonum): the exact product of the dequantized
 //     weights and the float32 activations, and per element the bound within which a
 //     correct kernel's float32 result must lie (the derivation is on MulMatRef);
+//   - the kernel bound (MulMatRefOn, MulMatIDRefOn; docs/bounds.md): for the kernel ggml
+//     runs on a device (MMVQ, MMQ on the int8-MMA or dp4a layout), the exact value of
+//     the kernel's own formula on the activations quantized as the kernel does (Center)
+//     and a running bound of its float32 rounding, about 10^-5 of the result where
+//     MulMatRef's is about its size; the verifier judges with it;
 //   - the metrics (CompareBits, ULPDistance, ErrorsOf);
 //   - the two-part verdict on a case: bit-exact against the expected bits, and within the
 //     fp64 bound (CaseResult, Status);

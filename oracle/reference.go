@@ -19,8 +19,12 @@ type Reference struct {
 	// of the f32 activations.
 	Value []float64
 	// Bound[j*N+i] is the largest |gpu - Value| a correct kernel can produce; see
-	// MulMatRef.
+	// MulMatRef, or |gpu - Center| where Center is set (MulMatRefOn).
 	Bound []float64
+	// Center, when not nil, is the exact value of the kernel's own formula on the
+	// activations as the kernel quantizes them (MulMatRefOn): a correct kernel differs
+	// from it by its float32 rounding alone, and WithinBound judges against it.
+	Center []float64
 }
 
 // MulMatRef computes the fp64 reference of ggml_mul_mat(a, b) for a of type t holding N
@@ -148,11 +152,16 @@ func MulMatRef(t quant.Type, a []byte, K, N int, b []float32, M int) (*Reference
 }
 
 // WithinBound returns the number of elements of got outside ref's bound (a NaN or ±Inf
-// counts as outside) and the index of the first, -1 if none.
+// counts as outside) and the index of the first, -1 if none. The bound is around Center
+// where it is set, else around Value.
 func (ref *Reference) WithinBound(got []float32) (outside, first int) {
 	first = -1
+	c := ref.Value
+	if ref.Center != nil {
+		c = ref.Center
+	}
 	for i, g := range got {
-		d := math.Abs(float64(g) - ref.Value[i])
+		d := math.Abs(float64(g) - c[i])
 		if !(d <= ref.Bound[i]) {
 			outside++
 			if first < 0 {

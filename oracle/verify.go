@@ -47,7 +47,9 @@ type CaseResult struct {
 }
 
 // FP64Check is the second part of a verdict: the expected (GPU) output against the fp64
-// truth. It passes if no element is outside its bound (MulMatRef). The error metrics are
+// truth. It passes if no element is outside its bound (MulMatRefOn / MulMatIDRefOn: the
+// kernel bound of the path ggml takes on the file's device, MulMatRef's where that is
+// not modelled). The error metrics are
 // reported, not judged: their size for a correct kernel depends on the data (tiny
 // activations have half-subnormal q8_1 scales and large relative errors).
 type FP64Check struct {
@@ -297,7 +299,7 @@ func verifyCase(f *golden.File, c *golden.Case, dev sim.Device, impl Impl, opt O
 			r.Detail += "; " + loc.Locate(dev, c.WeightType, int(s.K), int(s.N), int(s.M), r.Bits.First)
 		}
 		if !opt.SkipFP64 {
-			ref, err := MulMatRef(c.WeightType, tensors[0].Data, int(s.K), int(s.N), b, int(s.M))
+			ref, err := MulMatRefOn(dev, c.WeightType, tensors[0].Data, int(s.K), int(s.N), b, int(s.M))
 			if err != nil {
 				fail(err)
 				return
@@ -334,12 +336,13 @@ func verifyCase(f *golden.File, c *golden.Case, dev sim.Device, impl Impl, opt O
 		}
 		judge(r, got, want, int(s.N))
 		if !opt.SkipFP64 {
-			out, rel, err := idReference(c.WeightType, tensors[0].Data, s, b, ids, want)
+			ref, err := MulMatIDRefOn(dev, c.WeightType, tensors[0].Data, int(s.K), int(s.N), int(s.E), b, int(s.B1), int(s.T), ids, int(s.U))
 			if err != nil {
 				fail(err)
 				return
 			}
-			r.FP64 = &FP64Check{Errors: rel, Outside: out, N: len(want)}
+			out, _ := ref.WithinBound(want)
+			r.FP64 = &FP64Check{Errors: ErrorsOf(want, ref.Value), Outside: out, N: len(want)}
 		}
 	default: // GLU ops
 		verifyGLU(f, c, tensors, dstT, dev, impl, r, fail)
@@ -363,33 +366,6 @@ func judge(r *CaseResult, got, want []float32, n int) {
 	i := c.First
 	r.Detail = fmt.Sprintf("first divergence at element %d (row %d, column %d): got %g (%#08x), want %g (%#08x)",
 		i, i%n, i/n, got[i], f32bits(got[i]), want[i], f32bits(want[i]))
-}
-
-// idReference checks a mul_mat_id golden output against the fp64 reference, per
-// (token, slot) as a one-column matmul with that slot's expert.
-func idReference(t quant.Type, as []byte, s golden.Shape, b []float32, ids []int32, want []float32) (int, Errors, error) {
-	K, N := int(s.K), int(s.N)
-	rs, err := t.RowSize(s.K)
-	if err != nil {
-		return 0, Errors{}, err
-	}
-	expBytes := int(rs) * N
-	outside := 0
-	var refAll []float64
-	for tok := 0; tok < int(s.T); tok++ {
-		for u := 0; u < int(s.U); u++ {
-			e := int(ids[tok*int(s.U)+u])
-			col := b[(tok*int(s.B1)+u%int(s.B1))*K : (tok*int(s.B1)+u%int(s.B1)+1)*K]
-			ref, err := MulMatRef(t, as[e*expBytes:(e+1)*expBytes], K, N, col, 1)
-			if err != nil {
-				return 0, Errors{}, err
-			}
-			o, _ := ref.WithinBound(want[(tok*int(s.U)+u)*N : (tok*int(s.U)+u+1)*N])
-			outside += o
-			refAll = append(refAll, ref.Value...)
-		}
-	}
-	return outside, ErrorsOf(want, refAll), nil
 }
 
 // verifyQuantize checks a quantize case: ggsim's reference quantizer on each row of the

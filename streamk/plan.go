@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/ggsim/ggsim/internal/bugs"
 )
 
 // Params are the plain numbers launch_mul_mat_q and mul_mat_q derive the partition from.
@@ -353,6 +355,9 @@ func planTiling(part Partition) (Partition, error) {
 //	kbc -= (kbc % blocks_per_ne00) % blocks_per_iter;
 func alignedKBC(p Params, b, grid, total int) int {
 	kbc := int(int64(b) * int64(total) / int64(grid))
+	if bugs.StreamKUnaligned.Load() { // a test re-injecting llama.cpp PR 8311's bug: rounded to
+		return kbc - kbc%p.BlocksPerIter // whole iterations of kbc, not of the tile's k
+	}
 	return kbc - (kbc%p.BlocksPerTile)%p.BlocksPerIter
 }
 

@@ -67,7 +67,10 @@ func conventions() []convention {
 		{cmd: []string{"fp16", "accuracy"}, jsonArgs: func(*testing.T) []string {
 			return []string{"--k", "256", "--n", "4", "--seeds", "1", "--types", "q4_K", "--json"}
 		}},
-		{cmd: []string{"bench"}}, // --json times 4096x14336 matmuls: bench_test.go checks its JSON
+		{cmd: []string{"bench"}},
+		{cmd: []string{"bounds"}, jsonArgs: func(*testing.T) []string {
+			return []string{"--study", "false-alarms", "--cases", "2", "--k", "256", "--mmvq-only", "--json"}
+		}}, // --json times 4096x14336 matmuls: bench_test.go checks its JSON
 		{cmd: []string{"devices"}, jsonArgs: func(*testing.T) []string { return []string{"--json"} }},
 		{cmd: []string{"version"}, jsonArgs: func(*testing.T) []string { return []string{"--json"} }},
 	}

@@ -83,6 +83,7 @@ func usage(w io.Writer) {
   simrun fp16 accuracy|cost [...]                      the GP100 fp16 path against q8_1: error and cost
   simrun bench [--ggml DIR] [--threads N] [--reps R] [--only RE] [--json]
                                                        the simulator against ggml's CPU backend
+  simrun bounds --study tightness|power|false-alarms  measure the fp64 kernel bound
   simrun devices [--json]                              list the device catalog
   simrun version [--json] [--files]                    the modelled ggml commit, kernel fingerprint, toolkit, Go
 
@@ -112,6 +113,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdRun(args[1:], stdout, stderr)
 	case "fp16":
 		return cmdFP16(args[1:], stdout, stderr)
+	case "bounds":
+		return cmdBounds(args[1:], stdout, stderr)
 	case "devices":
 		return cmdDevices(args[1:], stdout, stderr)
 	case "bench":

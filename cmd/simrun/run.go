@@ -29,7 +29,8 @@ run computes one matmul the way ggml's CUDA backend (commit d99724f2b141) would 
 device, through ggsim's front door (ggsim.MulMat, ggsim.MulMatID), and judges the result
 against the fp64 reference of package oracle: NMSE, relative RMS, the largest distance in
 float32 ulps from the fp64 value rounded to float32, the bound a correct kernel must stay
-within (oracle.MulMatRef) and whether every output is within it. It also prints the
+within (oracle.MulMatRefOn: the kernel bound of docs/bounds.md) and whether every output
+is within it. It also prints the
 kernel ggml dispatches to and why.
 
 The weights are either generated with the statistics of a trained model (heavy-tailed,
@@ -328,7 +329,7 @@ func runOne(a *runArgs, name string, t quant.Type, w []byte, K, N int, acts []fl
 		}
 		return r, err
 	}
-	v, err := judgeRun(t, w, K, N, acts, a.m, res.Out, ids, a.used)
+	v, err := judgeRun(a.dev, t, w, K, N, acts, a.m, res.Out, ids, a.used)
 	if err != nil {
 		err = fmt.Errorf("fp64 reference of %s weights: %w", t, err)
 		r.Status, r.Error = statusError, err.Error()
@@ -345,51 +346,30 @@ func runOne(a *runArgs, name string, t quant.Type, w []byte, K, N int, acts []fl
 	return r, nil
 }
 
-// judgeRun compares out with the fp64 reference: for MUL_MAT_ID (ids != nil) per
-// expert, over the token slots routed to it (activations broadcast, B1 = 1).
-func judgeRun(t quant.Type, w []byte, K, N int, acts []float32, M int, out []float32, ids []int32, U int) (*verdict, error) {
-	value := make([]float64, len(out))
-	bound := make([]float64, len(out))
+// judgeRun compares out with the fp64 reference and the kernel bound of the path ggml
+// takes on dev (oracle.MulMatRefOn; for MUL_MAT_ID, ids != nil, oracle.MulMatIDRefOn
+// with the activations broadcast, B1 = 1).
+func judgeRun(dev sim.Device, t quant.Type, w []byte, K, N int, acts []float32, M int, out []float32, ids []int32, U int) (*verdict, error) {
+	var full *oracle.Reference
+	var err error
 	if ids == nil {
-		ref, err := oracle.MulMatRef(t, w, K, N, acts, M)
-		if err != nil {
-			return nil, err
-		}
-		copy(value, ref.Value)
-		copy(bound, ref.Bound)
+		full, err = oracle.MulMatRefOn(dev, t, w, K, N, acts, M)
 	} else {
-		rs, err := t.RowSize(int64(K))
-		if err != nil {
-			return nil, err
+		rs, rerr := t.RowSize(int64(K))
+		if rerr != nil {
+			return nil, rerr
 		}
-		eb := int(rs) * N
-		slots := map[int32][]int{} // expert -> token slots t*U+u
-		var order []int32
-		for s, e := range ids {
-			if slots[e] == nil {
-				order = append(order, e)
-			}
-			slots[e] = append(slots[e], s)
-		}
-		for _, e := range order {
-			ss := slots[e]
-			cols := make([]float32, 0, len(ss)*K)
-			for _, s := range ss {
-				tok := s / U
-				cols = append(cols, acts[tok*K:(tok+1)*K]...)
-			}
-			ref, err := oracle.MulMatRef(t, w[int(e)*eb:(int(e)+1)*eb], K, N, cols, len(ss))
-			if err != nil {
-				return nil, err
-			}
-			for c, s := range ss {
-				copy(value[s*N:(s+1)*N], ref.Value[c*N:(c+1)*N])
-				copy(bound[s*N:(s+1)*N], ref.Bound[c*N:(c+1)*N])
-			}
-		}
+		full, err = oracle.MulMatIDRefOn(dev, t, w, K, N, len(w)/(int(rs)*N), acts, 1, len(ids)/U, ids, U)
 	}
-	ref := &oracle.Reference{Value: value, Bound: bound}
-	outside, first := ref.WithinBound(out)
+	if err != nil {
+		return nil, err
+	}
+	value, bound := full.Value, full.Bound
+	center := value // |out - center| is what the bound bounds
+	if full.Center != nil {
+		center = full.Center
+	}
+	outside, first := full.WithinBound(out)
 	e := oracle.ErrorsOf(out, value)
 	v := &verdict{N: len(out), Outside: outside, FirstOut: first, Within: outside == 0,
 		NMSE: finite(e.NMSE), RelRMS: finite(e.RelRMS), MaxAbs: finite(e.MaxAbs), NonFinite: e.NonFinite}
@@ -399,7 +379,7 @@ func judgeRun(t quant.Type, w []byte, K, N int, acts []float32, M int, out []flo
 		ulps[i] = oracle.ULPDistance(g, float32(value[i]))
 		v.MaxULP = max(v.MaxULP, ulps[i])
 		maxBound = max(maxBound, bound[i])
-		d := math.Abs(float64(g) - value[i])
+		d := math.Abs(float64(g) - center[i])
 		if bound[i] > 0 {
 			worst = max(worst, d/bound[i])
 		} else if d > 0 {

@@ -266,7 +266,7 @@ func (c *caseRun) mulMatCase() (int, bool, bool) {
 	}
 	if c.has(Bound) && !adv {
 		c.checked |= Bound
-		ref, err := oracle.MulMatRef(t, a, K, N, b, M)
+		ref, err := oracle.MulMatRefOn(c.s.dev, t, a, K, N, b, M)
 		if err != nil {
 			rt.Fatalf("%s: fp64 reference: %v", shape, err)
 		}
@@ -581,8 +581,12 @@ func (c *caseRun) sameBits(what string, got, want []float32, at func(int) string
 // withinBound fails the case if an output lies outside the fp64 reference's bound.
 func (c *caseRun) withinBound(what string, ref *oracle.Reference, got []float32, at func(int) string) {
 	if out, i := ref.WithinBound(got); out > 0 {
-		c.rt.Fatalf("%s: %d of %d outputs outside the fp64 bound; first: %s: got %v, fp64 %v, |difference| %.3g > bound %.3g",
-			what, out, len(got), at(i), got[i], ref.Value[i], math.Abs(float64(got[i])-ref.Value[i]), ref.Bound[i])
+		center, what2 := ref.Value, "fp64"
+		if ref.Center != nil {
+			center, what2 = ref.Center, "kernel formula in fp64"
+		}
+		c.rt.Fatalf("%s: %d of %d outputs outside the fp64 bound; first: %s: got %v, %s %v, |difference| %.3g > bound %.3g",
+			what, out, len(got), at(i), got[i], what2, center[i], math.Abs(float64(got[i])-center[i]), ref.Bound[i])
 	}
 }
 

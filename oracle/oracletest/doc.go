@@ -71,7 +71,9 @@
 //
 // Each is selected by a Property bit (Options.Properties; all by default):
 //
-//	(a) Bound: on plain data every output lies within oracle.MulMatRef's bound of the
+//	(a) Bound: on plain data every output of a MUL_MAT lies within oracle.MulMatRefOn's
+//	    kernel bound (docs/bounds.md; MulMatRef's where the kernel bound does not model
+//	    the type or dispatch), and every output of a MUL_MAT_ID within MulMatRef's bound of the
 //	    fp64 truth (per slot for MUL_MAT_ID). The bound is derived for weights quantized
 //	    from floats at moderate scales and activations whose q8_1 scales and block sums
 //	    are finite. Plain data meet that: weights quantized from floats at scale 0.05 or,
@@ -134,6 +136,15 @@
 // the Report counts the cases that passed per type, per batch size and op, per MMQ
 // shape class and launch, per MUL_MAT_ID routing on MMQ and per property, and gives
 // rapid's seed.
+//
+// # The bound study
+//
+// Tightness, Power and FalseAlarms measure oracle.MulMatRefOn's kernel bound on an
+// implementation: bound over observed error per type, path and data kind; six injected
+// kernel bugs (a dropped block, a scale half an ulp off, the min term's sign, a
+// neighbour's activation block, a lost stream-K partial, a fixup added twice) that the
+// fp64 check must catch; and generated correct cases that it must never flag
+// (docs/bounds.md; simrun bounds).
 //
 // # Model-like data
 //

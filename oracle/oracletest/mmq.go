@@ -202,7 +202,7 @@ func (c *caseRun) mmqCase() (int, mmqClass, bool, bool) {
 	}
 	if c.has(Bound) && !adv && K*N*M <= mmqBoundMACs {
 		c.checked |= Bound
-		ref, err := oracle.MulMatRef(t, a, K, N, b, M)
+		ref, err := oracle.MulMatRefOn(c.s.dev, t, a, K, N, b, M)
 		if err != nil {
 			rt.Fatalf("%s: fp64 reference: %v", shape, err)
 		}

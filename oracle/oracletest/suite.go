@@ -24,7 +24,8 @@ type Property uint
 
 const (
 	// Bound: outputs of finite, quantized-from-floats, moderate inputs lie within
-	// oracle.MulMatRef's bound of the fp64 truth.
+	// the fp64 bound (oracle.MulMatRefOn for MUL_MAT, oracle.MulMatRef per slot for
+	// MUL_MAT_ID).
 	Bound Property = 1 << iota
 	// Determinism: a second call with the same inputs gives the same bits, and no call
 	// modifies its inputs.

@@ -3,7 +3,9 @@ package mmq
 import (
 	"fmt"
 	"slices"
+	"sync"
 
+	"github.com/ggsim/ggsim/internal/bugs"
 	"github.com/ggsim/ggsim/moe"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
@@ -78,6 +80,15 @@ func MulMatID(dev sim.Device, t quant.Type, as []byte, K, N, E int, b []float32,
 	}
 	ncolsY := r.Columns()
 	dst := make([]float32, ncolsY*N)
+	// bugs.MoEFixupColumns (a test re-injecting llama.cpp PR 17089): the fixup's sums,
+	// added after the main kernel to the columns ids_dst[col_low + j].
+	type fixupAdd struct {
+		tile, idx int
+		s         float32
+	}
+	var fixups []fixupAdd
+	var fixupMu sync.Mutex
+	buggy := bugs.MoEFixupColumns.Load()
 	run(len(p.Tiles), func(tile int) {
 		c := pp.Tile(tile)
 		lo := int(r.ExpertBounds[c.Channel])
@@ -89,9 +100,21 @@ func MulMatID(dev sim.Device, t quant.Type, as []byte, K, N, E int, b []float32,
 		// (K not a multiple of the iteration) reads the next expert's first row, as on
 		// the GPU. y from column col_low: computeTile reads y[kb*ncolsY + jt*J + j].
 		mat := &matrix{data: as[c.Channel*N*rs:], bs: t.TypeSize(), stride: K / qk}
+		var fixup func(i, j int, s float32)
+		if buggy {
+			fixup = func(i, j int, s float32) {
+				fixupMu.Lock()
+				fixups = append(fixups, fixupAdd{tile, int(r.IDsDst[lo+j-c.Jt*p.J])*N + i, s})
+				fixupMu.Unlock()
+			}
+		}
 		computeTile(kn, mat, y[lo:], ncolsY, p, &p.Tiles[tile], c.It, c.Jt, N, diff, func(i, j int, v float32) {
 			dst[int(r.IDsDst[lo+j])*N+i] = v
-		})
+		}, fixup)
 	})
+	slices.SortStableFunc(fixups, func(a, b fixupAdd) int { return a.tile - b.tile })
+	for _, f := range fixups {
+		dst[f.idx] = sim.Add(dst[f.idx], f.s)
+	}
 	return dst, nil
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/ggsim/ggsim/f16"
+	"github.com/ggsim/ggsim/internal/bugs"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
 	"github.com/ggsim/ggsim/sim/q8"
@@ -103,12 +104,17 @@ func mulMat(table map[quant.Type]*kernel, path string, t quant.Type, a []byte, K
 	if err != nil {
 		return nil, err
 	}
+	if bugs.StreamKUnaligned.Load() {
+		// A test re-injecting llama.cpp PR 8311: a block starting mid-iteration reads up
+		// to one iteration past the activations; the allocation's padding reads as zero.
+		y = append(y, make([]q8.BlockMMQ, 2*M)...)
+	}
 	mat := &matrix{data: a, bs: t.TypeSize(), stride: K / qk}
 	dst := make([]float32, N*M)
 	ncolsY := M
 	run(len(p.Tiles), func(tile int) {
 		it, jt := tile/p.NTX, tile%p.NTX
-		computeTile(kn, mat, y, ncolsY, p, &p.Tiles[tile], it, jt, N, M, func(i, j int, v float32) { dst[j*N+i] = v })
+		computeTile(kn, mat, y, ncolsY, p, &p.Tiles[tile], it, jt, N, M, func(i, j int, v float32) { dst[j*N+i] = v }, nil)
 	})
 	return dst, nil
 }
@@ -141,7 +147,11 @@ func run(n int, f func(tile int)) {
 
 // computeTile computes the rows and columns of tile (it, jt) that exist and stores them.
 // Row i of a fallback tile past the last row is never stored, so it is not computed.
-func computeTile(kn *kernel, mat *matrix, y []q8.BlockMMQ, ncolsY int, p *Plan, w *TileWork, it, jt, N, M int, store func(i, j int, v float32)) {
+//
+// fixup, when not nil, receives the fixup's sum s of a split tile instead of adding it:
+// then store gets the end segment's partial alone (a test re-injecting a fixup bug;
+// nil in every normal run).
+func computeTile(kn *kernel, mat *matrix, y []q8.BlockMMQ, ncolsY int, p *Plan, w *TileWork, it, jt, N, M int, store func(i, j int, v float32), fixup func(i, j int, s float32)) {
 	ranges := w.Ranges
 	if len(ranges) == 0 || w.Empty {
 		return
@@ -190,7 +200,11 @@ func computeTile(kn *kernel, mat *matrix, y []q8.BlockMMQ, ncolsY int, p *Plan, 
 				for _, blk := range w.Adds {
 					s = sim.Add(s, partial[rangeOf(ranges, blk)*p.J+jj])
 				}
-				v = sim.Add(v, s)
+				if fixup != nil {
+					fixup(i, j0+jj, s)
+				} else {
+					v = sim.Add(v, s)
+				}
 			}
 			store(i, j0+jj, v)
 		}

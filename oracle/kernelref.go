@@ -1,0 +1,764 @@
+package oracle
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/ggsim/ggsim/f16"
+	"github.com/ggsim/ggsim/quant"
+	"github.com/ggsim/ggsim/sim"
+	"github.com/ggsim/ggsim/sim/q8"
+	"github.com/ggsim/ggsim/streamk"
+	"github.com/ggsim/ggsim/tiling"
+)
+
+// The kernel bound (docs/bounds.md has the derivation and the measurements).
+//
+// MulMatRef's bound covers the activations' quantization error with a probabilistic
+// term and is larger than the result itself on average. The kernel bound removes that
+// term: it quantizes the activations as the kernel does (sim/q8: quantize_q8_1 for
+// MMVQ, quantize_mmq_q8_1 in the type's layout for MMQ) and computes in fp64 the value
+// the kernel's own formula gives in exact arithmetic (Reference.Center): the weights as
+// the kernel's load stage holds them (with the binary16 products HMUL2 makes there),
+// the activations d8·q8, the offsets through the activation sums the kernel reads (the
+// stored binary16 sums of the raw activations, or the exact Σq8), and the __hmul2
+// products of Q4_1/Q5_1. What is left between a correct kernel and Center is the
+// rounding of its float32 arithmetic, which a running error bound computed alongside
+// bounds rigorously:
+//
+//	|gpu - Center| ≤ (1+ε)·u·[ r·Σ_pieces |t_p| + accumulation ] + ftz
+//
+// u = 2^-24; t_p the exact terms of the integer-dot pieces (4 values in MMVQ, 16 in
+// MMQ: every dp4a or mma result covers whole pieces, so |each float operand| ≤ Σ|t_p|
+// beneath it); r the longest chain of roundings a term passes inside one vec_dot call
+// (per type and path, from the float sequences of FMA-SITES*.md); accumulation the
+// nodes after that: MMVQ (a Wilkinson bound over the thread's chain, the cross-warp adds
+// and the butterfly: depth D = iterations + warps - 1 + 5, each node ≤ Σ|t_p| beneath
+// it), MMQ (a running bound over the actual partial sums: per 128-value vec_dot call,
+// adds(type,path) accumulator nodes each ≤ |P(call start)| + Σ|t_p| of the call, with
+// P the exact partial sum of the stream-K range, then the fixup's running sums).
+// ftz adds 2^-126 per float operation (flushed subnormal results).
+
+// kpath is the kernel family whose arithmetic the bound follows.
+type kpath int
+
+const (
+	pathMMVQ kpath = iota // quantize_q8_1 + mul_mat_vec_q
+	pathMMA               // quantize_mmq_q8_1 + mul_mat_q, int8-MMA data layout
+	pathDP4A              // quantize_mmq_q8_1 + mul_mat_q, dp4a data layout
+)
+
+func (p kpath) String() string {
+	return [...]string{"mmvq", "mmq-mma", "mmq-dp4a"}[p]
+}
+
+// kmodel says how a type's kernel on a path meets its activations.
+type kmodel struct {
+	// offset: the weights are A·a + B per group (a an unsigned code) and the kernel
+	// applies B through a sum of the activations; otherwise the kernel's int dot runs on
+	// signed values and the exact value is Σ x·y'.
+	offset bool
+	group  int  // values per (A, B): 32 or 16
+	stored bool // the sum is the stored binary16 sum of the raw activations, else Σ d8·q8
+	// roundAB: the MMQ load holds h(A), h(B) (HMUL2 of Q4_K, Q5_K, Q2_K);
+	// roundProd: the vec_dot uses h(A·d8), h(B·s8) (__hmul2(dm, ds) of Q4_1, Q5_1).
+	roundAB, roundProd bool
+	r                  int // roundings inside one vec_dot call on a term's path
+	adds               int // MMQ: accumulator nodes per 128-value vec_dot call
+}
+
+// kernelModels: ggml d99724f2b141, vecdotq.cuh / mmq-vec-dot.cuh / mmq-load-tiles.cuh
+// as FMA-SITES.md, FMA-SITES-IQ.md (sim/mmvq) and FMA-SITES-MMQ.md, FMA-SITES-DP4A.md
+// (sim/mmq) record them; mmq_get_q8_1_ds_layout for the stored sums (DS4: Q4_0, Q4_1,
+// Q5_1, Q4_K, Q5_K; D2S6: Q2_K, sums of values 0..95 of each 128; D4 otherwise).
+// Types not listed (IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS: integer divisions in the MMVQ
+// vec_dots; IQ1_S, IQ1_M: the delta terms) use MulMatRef's bound.
+var kernelModels = map[kpath]map[quant.Type]kmodel{
+	pathMMVQ: {
+		quant.Q4_0:   {offset: true, group: 32, stored: true, r: 2},
+		quant.Q5_0:   {offset: true, group: 32, stored: true, r: 2},
+		quant.Q4_1:   {offset: true, group: 32, stored: true, roundProd: true, r: 1},
+		quant.Q5_1:   {offset: true, group: 32, stored: true, roundProd: true, r: 1},
+		quant.Q4_K:   {offset: true, group: 32, r: 4},
+		quant.Q5_K:   {offset: true, group: 32, r: 4},
+		quant.Q2_K:   {offset: true, group: 16, r: 6},
+		quant.Q8_0:   {r: 1},
+		quant.Q3_K:   {r: 4},
+		quant.Q6_K:   {r: 2},
+		quant.IQ4_NL: {r: 1},
+		quant.IQ4_XS: {r: 1},
+		quant.MXFP4:  {r: 1},
+		quant.NVFP4:  {r: 2},
+		quant.IQ3_S:  {r: 1},
+		quant.Q1_0:   {r: 1},
+		quant.Q2_0:   {r: 1},
+	},
+	pathMMA: {
+		quant.Q4_0:   {r: 1, adds: 4},
+		quant.Q5_0:   {r: 1, adds: 4},
+		quant.Q8_0:   {r: 1, adds: 4},
+		quant.IQ4_NL: {r: 1, adds: 4},
+		quant.IQ4_XS: {r: 1, adds: 4},
+		quant.MXFP4:  {r: 1, adds: 4},
+		quant.IQ3_S:  {r: 1, adds: 4},
+		quant.Q1_0:   {r: 1, adds: 4},
+		quant.Q2_0:   {r: 1, adds: 4},
+		quant.Q3_K:   {r: 2, adds: 4},
+		quant.NVFP4:  {r: 2, adds: 4},
+		quant.Q6_K:   {r: 4, adds: 4},
+		quant.Q4_1:   {offset: true, group: 32, stored: true, r: 1, adds: 8},
+		quant.Q5_1:   {offset: true, group: 32, stored: true, r: 1, adds: 8},
+		quant.Q4_K:   {offset: true, group: 32, stored: true, roundAB: true, r: 1, adds: 8},
+		quant.Q5_K:   {offset: true, group: 32, stored: true, roundAB: true, r: 1, adds: 8},
+		quant.Q2_K:   {offset: true, group: 16, stored: true, roundAB: true, r: 3, adds: 10},
+	},
+	pathDP4A: {
+		quant.Q5_0:   {r: 1, adds: 4},
+		quant.Q8_0:   {r: 1, adds: 4},
+		quant.IQ4_NL: {r: 1, adds: 4},
+		quant.IQ4_XS: {r: 1, adds: 4},
+		quant.MXFP4:  {r: 1, adds: 4},
+		quant.IQ3_S:  {r: 1, adds: 4},
+		quant.Q1_0:   {r: 1, adds: 4},
+		quant.Q2_0:   {r: 1, adds: 4},
+		quant.Q3_K:   {r: 1, adds: 4},
+		quant.NVFP4:  {r: 2, adds: 4},
+		quant.Q6_K:   {r: 2, adds: 4},
+		quant.Q4_0:   {offset: true, group: 32, stored: true, r: 2, adds: 4},
+		quant.Q4_1:   {offset: true, group: 32, stored: true, roundProd: true, r: 1, adds: 4},
+		quant.Q5_1:   {offset: true, group: 32, stored: true, roundProd: true, r: 1, adds: 4},
+		quant.Q4_K:   {offset: true, group: 32, stored: true, r: 4, adds: 4},
+		quant.Q5_K:   {offset: true, group: 32, stored: true, r: 4, adds: 4},
+		quant.Q2_K:   {offset: true, group: 16, stored: true, roundAB: true, r: 7, adds: 4},
+	},
+}
+
+// mmqLayout is mmq_get_q8_1_ds_layout (mmq.cuh).
+func mmqLayout(t quant.Type) q8.Layout {
+	switch t {
+	case quant.Q4_0, quant.Q4_1, quant.Q5_1, quant.Q4_K, quant.Q5_K, quant.IQ1_S:
+		return q8.DS4
+	case quant.Q2_K:
+		return q8.D2S6
+	}
+	return q8.D4
+}
+
+const (
+	unitRound = 0x1p-24
+	ftzAbs    = 0x1p-126
+)
+
+// KernelPath names the arithmetic MulMatRefOn follows for a MUL_MAT of t with M columns
+// on dev: "mmvq", "mmq-mma", "mmq-dp4a", or "" where it falls back to MulMatRef's bound
+// (a type or kernel the kernel bound does not model).
+func KernelPath(dev sim.Device, t quant.Type, K, N, M int) string {
+	p, ok := pathOf(dev, t, K, N, M)
+	if !ok {
+		return ""
+	}
+	return p.String()
+}
+
+func pathOf(dev sim.Device, t quant.Type, K, N, M int) (kpath, bool) {
+	if !sim.CCIsNVIDIA(dev.CC) {
+		return 0, false
+	}
+	d := tiling.MulMat(dev, t, tiling.Shape{K: int64(K), N: int64(N), M: int64(M)})
+	var p kpath
+	switch d.Kernel {
+	case tiling.KernelMMVQ:
+		p = pathMMVQ
+	case tiling.KernelMMQ:
+		mp, err := tiling.MakeMMQPlan(&dev, t, tiling.Shape{K: int64(K), N: int64(N), M: int64(M)})
+		if err != nil || mp.UseNativeFP4 {
+			return 0, false
+		}
+		p = pathDP4A
+		if mp.Config.UseMMADataLayout {
+			p = pathMMA
+		}
+	default:
+		return 0, false
+	}
+	_, ok := kernelModels[p][t]
+	return p, ok
+}
+
+// MulMatRefOn is MulMatRef for the kernel ggml runs on dev (tiling.MulMat): Value is the
+// same fp64 truth; Center is the exact value of the kernel's formula on the activations
+// as the kernel quantizes them, and Bound bounds |gpu - Center| by the float32 rounding
+// of the kernel's arithmetic alone, a running error bound derived from the formats, K
+// and the data (see the top of this file and docs/bounds.md). WithinBound then judges
+// against Center. It assumes the device's MUFU.RCP is the H200's (the MMQ quantizer
+// uses it) and finite inputs whose activation sums fit binary16. Where the kernel bound
+// does not model the type or kernel (KernelPath is ""), it returns MulMatRef's result.
+func MulMatRefOn(dev sim.Device, t quant.Type, a []byte, K, N int, b []float32, M int) (*Reference, error) {
+	p, ok := pathOf(dev, t, K, N, M)
+	if !ok {
+		return MulMatRef(t, a, K, N, b, M)
+	}
+	ref, err := truth(t, a, K, N, b, M)
+	if err != nil {
+		return nil, err
+	}
+	acc, err := newAccumulation(dev, t, p, K, N, M, false)
+	if err != nil {
+		return MulMatRef(t, a, K, N, b, M) // a launch the plans do not describe
+	}
+	if err := ref.kernelBound(t, p, a, K, N, b, M, acc); err != nil {
+		return nil, err
+	}
+	return ref, nil
+}
+
+// MulMatIDRefOn is MulMatRefOn for MUL_MAT_ID (oracle.Impl's layouts): per token and
+// slot, the one-column product of the slot's expert, on the path ggml takes for T tokens
+// (tiling.MulMatID). MMQ's stream-K partition of an ID launch depends on the routing, so
+// its accumulation term is bounded for any partition at iteration boundaries.
+func MulMatIDRefOn(dev sim.Device, t quant.Type, as []byte, K, N, E int, b []float32, B1, T int, ids []int32, U int) (*Reference, error) {
+	rs, err := t.RowSize(int64(K))
+	if err != nil {
+		return nil, err
+	}
+	if K <= 0 || N <= 0 || E <= 0 || B1 <= 0 || T <= 0 || U <= 0 || len(ids) != T*U || len(b) != K*B1*T || int64(len(as)) != rs*int64(N*E) {
+		return nil, fmt.Errorf("oracle: MUL_MAT_ID shape K=%d N=%d E=%d B1=%d T=%d U=%d does not fit %d weight bytes, %d activations, %d ids", K, N, E, B1, T, U, len(as), len(b), len(ids))
+	}
+	d := tiling.MulMatID(dev, t, tiling.Shape{K: int64(K), N: int64(N), M: int64(T), Experts: int64(E)})
+	var p kpath
+	ok := sim.CCIsNVIDIA(dev.CC)
+	switch d.Kernel {
+	case tiling.KernelMMVQ, tiling.KernelMMVQMoE:
+		p = pathMMVQ
+	case tiling.KernelMMQ:
+		mp, err := tiling.MakeMMQPlan(&dev, t, tiling.Shape{K: int64(K), N: int64(N), M: int64(T), Experts: int64(E)})
+		ok = ok && err == nil && !mp.UseNativeFP4
+		p = pathDP4A
+		if ok && mp.Config.UseMMADataLayout {
+			p = pathMMA
+		}
+	default:
+		ok = false
+	}
+	if _, known := kernelModels[p][t]; !known {
+		ok = false
+	}
+	var acc *accumulation
+	if ok {
+		if p == pathMMVQ {
+			var aerr error
+			if acc, aerr = newMMVQAccumulation(dev, t, K, T, true); aerr != nil {
+				ok = false // a launch the MMVQ plan does not describe: MulMatRef's bound
+			}
+		} else {
+			acc = &accumulation{path: p, qk: t.BlockSize(), agnostic: true, adds: kernelModels[p][t].adds}
+		}
+	}
+	expBytes := int(rs) * N
+	out := &Reference{Value: make([]float64, N*U*T), Bound: make([]float64, N*U*T)}
+	if ok {
+		out.Center = make([]float64, N*U*T)
+	}
+	for tok := 0; tok < T; tok++ {
+		for u := 0; u < U; u++ {
+			e := int(ids[tok*U+u])
+			if e < 0 || e >= E {
+				return nil, fmt.Errorf("oracle: ids[%d][%d] = %d, outside 0..%d", tok, u, e, E-1)
+			}
+			r := (tok*B1 + u%B1) * K
+			col := b[r : r+K]
+			w := as[e*expBytes : (e+1)*expBytes]
+			var ref *Reference
+			if ok {
+				ref, err = truth(t, w, K, N, col, 1)
+				if err == nil {
+					err = ref.kernelBound(t, p, w, K, N, col, 1, acc)
+				}
+			} else {
+				ref, err = MulMatRef(t, w, K, N, col, 1)
+			}
+			if err != nil {
+				return nil, err
+			}
+			o := (tok*U + u) * N
+			copy(out.Value[o:o+N], ref.Value)
+			copy(out.Bound[o:o+N], ref.Bound)
+			if ok {
+				copy(out.Center[o:o+N], ref.Center)
+			}
+		}
+	}
+	return out, nil
+}
+
+// accumulation describes how the kernel adds its vec_dot results for one output.
+type accumulation struct {
+	path kpath
+	qk   int // weight block size (stream-K ranges are in weight blocks)
+	// MMVQ: the depth of the accumulation tree (thread chain, cross-warp adds, butterfly).
+	depth int
+	// MMQ: the stream-K partition (nil: agnostic, any split at iteration boundaries).
+	agnostic bool
+	part     *streamk.Partition
+	tiles    []streamk.TilePlan
+	tileI    int // rows per tile (mmq_y)
+	tileJ    int // columns per tile (mmq_x)
+	adds     int // accumulator nodes per 128-value vec_dot call (kmodel.adds)
+}
+
+func newAccumulation(dev sim.Device, t quant.Type, p kpath, K, N, M int, ids bool) (*accumulation, error) {
+	if p == pathMMVQ {
+		return newMMVQAccumulation(dev, t, K, M, ids)
+	}
+	s := tiling.Shape{K: int64(K), N: int64(N), M: int64(M)}
+	mp, err := tiling.MakeMMQPlan(&dev, t, s)
+	if err != nil {
+		return nil, err
+	}
+	part, err := streamk.Plan(streamk.Params{
+		NSM: dev.SMCount, NVIDIA: true, StreamK: mp.Config.StreamK,
+		NTilesX: mp.NTX, NTilesY: mp.NTY, NChannels: mp.NTZW, NSamples: 1,
+		BlocksPerTile: mp.BlocksPerNe00, BlocksPerIter: mp.BlocksPerIter, J: mp.Config.J,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &accumulation{path: p, qk: t.BlockSize(), part: &part, tiles: part.Tiles(), tileI: mp.Config.I, tileJ: mp.Config.J, adds: kernelModels[p][t].adds}, nil
+}
+
+func newMMVQAccumulation(dev sim.Device, t quant.Type, K, M int, ids bool) (*accumulation, error) {
+	mp, err := tiling.MakeMMVQPlan(&dev, t, K, M, ids)
+	if err != nil {
+		return nil, err
+	}
+	nb := K / mp.QK
+	iters := (nb + mp.BlocksPerIter - 1) / mp.BlocksPerIter
+	levels := 0
+	for w := mp.WarpSize; w > 1; w >>= 1 {
+		levels++
+	}
+	return &accumulation{path: pathMMVQ, qk: mp.QK, depth: iters + mp.WarpsPerRow() - 1 + levels}, nil
+}
+
+// truth is the fp64 value of MulMatRef without its bound.
+func truth(t quant.Type, a []byte, K, N int, b []float32, M int) (*Reference, error) {
+	x, err := dequantizeAll(t, a, K, N, b, M)
+	if err != nil {
+		return nil, err
+	}
+	ref := &Reference{Value: make([]float64, N*M), Bound: make([]float64, N*M)}
+	for i := 0; i < N; i++ {
+		xi := x[i*K : (i+1)*K]
+		for j := 0; j < M; j++ {
+			yj := b[j*K : (j+1)*K]
+			var s float64
+			for k, v := range xi {
+				s += v * float64(yj[k])
+			}
+			ref.Value[j*N+i] = s
+		}
+	}
+	return ref, nil
+}
+
+func dequantizeAll(t quant.Type, a []byte, K, N int, b []float32, M int) ([]float64, error) {
+	if K <= 0 || N <= 0 || M <= 0 {
+		return nil, fmt.Errorf("oracle: bad shape K=%d N=%d M=%d", K, N, M)
+	}
+	if len(b) != K*M {
+		return nil, fmt.Errorf("oracle: b has %d values, want K*M = %d", len(b), K*M)
+	}
+	rs, err := t.RowSize(int64(K))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(a)) != rs*int64(N) {
+		return nil, fmt.Errorf("oracle: a has %d bytes, want %d rows of %d", len(a), N, rs)
+	}
+	x := make([]float64, N*K)
+	row := make([]float32, K)
+	for i := 0; i < N; i++ {
+		if err := quant.DequantizeRow(t, a[int64(i)*rs:int64(i+1)*rs], row); err != nil {
+			return nil, fmt.Errorf("oracle: row %d: %w", i, err)
+		}
+		for k, v := range row {
+			x[i*K+k] = float64(v)
+		}
+	}
+	return x, nil
+}
+
+// qcol is one activation column as the kernel's quantizer leaves it.
+type qcol struct {
+	q  []float64 // the int8 values
+	d  []float64 // the scale of each value's block (d8)
+	dh []f16.Half
+	// s[g] is the stored sum of group g (model.group values), NaN where the kernel
+	// uses Σq8 instead; sh its binary16 bits.
+	s  []float64
+	sh []f16.Half
+}
+
+func quantizeCol(y []float32, K int, p kpath, t quant.Type, group int) (*qcol, error) {
+	kp := q8.PaddedLen(K)
+	c := &qcol{q: make([]float64, kp), d: make([]float64, kp), dh: make([]f16.Half, kp)}
+	if group > 0 {
+		c.s = make([]float64, kp/group)
+		c.sh = make([]f16.Half, kp/group)
+	}
+	if p == pathMMVQ {
+		blks := make([]q8.Block, kp/32)
+		q8.QuantizeRow(y, blks)
+		for bi, blk := range blks {
+			d := float64(sim.H2F(blk.D))
+			for l := 0; l < 32; l++ {
+				k := 32*bi + l
+				c.q[k], c.d[k], c.dh[k] = float64(blk.Qs[l]), d, blk.D
+			}
+			if group == 32 {
+				c.s[bi], c.sh[bi] = float64(sim.H2F(blk.S)), blk.S
+			}
+		}
+		return c, nil
+	}
+	layout := mmqLayout(t)
+	blks, err := q8.QuantizeMMQ8_1(y, K, 1, 1, layout)
+	if err != nil {
+		return nil, err
+	}
+	for bi := range blks {
+		blk := &blks[bi]
+		for l := 0; l < 128; l++ {
+			k := 128*bi + l
+			c.q[k] = float64(blk.Qs[l])
+			switch layout {
+			case q8.D4:
+				c.d[k] = float64(blk.D4(l / 32))
+			case q8.DS4:
+				dh, _ := blk.DS4(l / 32)
+				c.d[k], c.dh[k] = float64(sim.H2F(dh)), dh
+			case q8.D2S6:
+				dh := blk.D2S6(l / 64)
+				c.d[k], c.dh[k] = float64(sim.H2F(dh)), dh
+			}
+		}
+		switch {
+		case group == 32 && layout == q8.DS4:
+			for s := 0; s < 4; s++ {
+				_, sh := blk.DS4(s)
+				c.s[4*bi+s], c.sh[4*bi+s] = float64(sim.H2F(sh)), sh
+			}
+		case group == 16 && layout == q8.D2S6:
+			for g := 0; g < 8; g++ {
+				if g < 6 {
+					sh := blk.D2S6(2 + g)
+					c.s[8*bi+g], c.sh[8*bi+g] = float64(sim.H2F(sh)), sh
+				} else {
+					c.s[8*bi+g] = math.NaN()
+				}
+			}
+		case group > 0:
+			for g := 0; g < 128/group; g++ {
+				c.s[128/group*bi+g] = math.NaN()
+			}
+		}
+	}
+	return c, nil
+}
+
+// qrow is one weight row as the kernel's load stage holds it.
+type qrow struct {
+	x []float64 // symmetric types: the dequantized values (exact)
+	// offset types: x_k = A[g]·a[k] + B[g] as the kernel holds A and B (h(A), h(B) where
+	// the load rounds them); Ah, Bh the binary16 A and B for roundProd.
+	a      []float64
+	A, B   []float64
+	Ah, Bh []f16.Half
+}
+
+func loadRow(t quant.Type, m kmodel, row []byte, x []float64, K int) (*qrow, error) {
+	if !m.offset {
+		return &qrow{x: x}, nil
+	}
+	ng := K / m.group
+	r := &qrow{a: make([]float64, K), A: make([]float64, ng), B: make([]float64, ng), Ah: make([]f16.Half, ng), Bh: make([]f16.Half, ng)}
+	h := func(v f16.Half) float64 { return float64(v.ToFloat32()) }
+	for g := 0; g < ng; g++ {
+		var A, B float64
+		var Ah, Bh f16.Half
+		switch t {
+		case quant.Q4_0:
+			d := quant.Q4_0Block(row, g).D()
+			A, B = h(d), -8*h(d)
+		case quant.Q5_0:
+			d := quant.Q5_0Block(row, g).D()
+			A, B = h(d), -16*h(d)
+		case quant.Q4_1:
+			blk := quant.Q4_1Block(row, g)
+			Ah, Bh = blk.D(), blk.M()
+			A, B = h(Ah), h(Bh)
+		case quant.Q5_1:
+			blk := quant.Q5_1Block(row, g)
+			Ah, Bh = blk.D(), blk.M()
+			A, B = h(Ah), h(Bh)
+		case quant.Q4_K, quant.Q5_K:
+			var d, dmin f16.Half
+			var sc, mn uint8
+			if t == quant.Q4_K {
+				sb := quant.Q4_KBlock(row, g/8)
+				d, dmin = sb.DM()
+				sc, mn = sb.ScaleMin(g % 8)
+			} else {
+				sb := quant.Q5_KBlock(row, g/8)
+				d, dmin = sb.DM()
+				sc, mn = sb.ScaleMin(g % 8)
+			}
+			A, B = h(d)*float64(sc), -h(dmin)*float64(mn)
+			if m.roundAB { // HMUL2((d, -dmin), (sc, m))
+				A = h(f16.Mul(d, f16.FromFloat32(float32(sc))))
+				B = -h(f16.Mul(dmin, f16.FromFloat32(float32(mn))))
+			}
+		case quant.Q2_K:
+			sb := quant.Q2_KBlock(row, g/16)
+			d, dmin := sb.DM()
+			sc, mn := sb.ScaleMin(g % 16)
+			A, B = h(d)*float64(sc), -h(dmin)*float64(mn)
+			if m.roundAB { // HMUL2(dm, (sc&15, sc>>4))
+				A = h(f16.Mul(d, f16.FromFloat32(float32(sc))))
+				B = -h(f16.Mul(dmin, f16.FromFloat32(float32(mn))))
+			}
+		default:
+			return nil, fmt.Errorf("oracle: internal error: no offset decomposition for %v", t)
+		}
+		// The codes from the dequantized values (exact to 2^-24 relative, far inside
+		// half a code step): a = round((x - B_exact)/A_exact).
+		Ae, Be := A, B
+		if m.roundAB {
+			Ae, Be = exactAB(t, row, g)
+		}
+		for k := g * m.group; k < (g+1)*m.group; k++ {
+			if Ae != 0 {
+				r.a[k] = math.Round((x[k] - Be) / Ae)
+			}
+		}
+		r.A[g], r.B[g], r.Ah[g], r.Bh[g] = A, B, Ah, Bh
+	}
+	return r, nil
+}
+
+// exactAB returns the unrounded scale and offset of group g of a K-quant row.
+func exactAB(t quant.Type, row []byte, g int) (A, B float64) {
+	h := func(v f16.Half) float64 { return float64(v.ToFloat32()) }
+	switch t {
+	case quant.Q4_K:
+		sb := quant.Q4_KBlock(row, g/8)
+		d, dmin := sb.DM()
+		sc, mn := sb.ScaleMin(g % 8)
+		return h(d) * float64(sc), -h(dmin) * float64(mn)
+	case quant.Q5_K:
+		sb := quant.Q5_KBlock(row, g/8)
+		d, dmin := sb.DM()
+		sc, mn := sb.ScaleMin(g % 8)
+		return h(d) * float64(sc), -h(dmin) * float64(mn)
+	}
+	sb := quant.Q2_KBlock(row, g/16)
+	d, dmin := sb.DM()
+	sc, mn := sb.ScaleMin(g % 16)
+	return h(d) * float64(sc), -h(dmin) * float64(mn)
+}
+
+// kernelBound fills ref.Center and ref.Bound for path p.
+func (ref *Reference) kernelBound(t quant.Type, p kpath, a []byte, K, N int, b []float32, M int, acc *accumulation) error {
+	m := kernelModels[p][t]
+	x, err := dequantizeAll(t, a, K, N, b, M)
+	if err != nil {
+		return err
+	}
+	rs, _ := t.RowSize(int64(K))
+	cols := make([]*qcol, M)
+	for j := range cols {
+		g := 0
+		if m.offset {
+			g = m.group
+		}
+		if cols[j], err = quantizeCol(b[j*K:(j+1)*K], K, p, t, g); err != nil {
+			return err
+		}
+	}
+	piece := 16
+	if p == pathMMVQ {
+		piece = 4
+	}
+	ref.Center = make([]float64, N*M)
+	nb := (K + 31) / 32
+	E := make([]float64, nb)  // exact kernel value per 32-value block
+	Mg := make([]float64, nb) // Σ |t_p| per 32-value block
+	for i := 0; i < N; i++ {
+		w, err := loadRow(t, m, a[int64(i)*rs:int64(i+1)*rs], x[i*K:(i+1)*K], K)
+		if err != nil {
+			return err
+		}
+		for j := 0; j < M; j++ {
+			c := cols[j]
+			blockTerms(m, w, c, K, piece, E, Mg)
+			var center, mags float64
+			for bi := range E {
+				center += E[bi]
+				mags += Mg[bi]
+			}
+			nodes, depth := acc.nodes(E, Mg, i, j)
+			ops := float64(m.r+depth) * float64(nb)
+			bound := unitRound * (float64(m.r)*mags + nodes)
+			bound *= 1 + 2*float64(m.r+depth+8)*unitRound
+			bound += (4*float64(K) + ops + 64) * ftzAbs
+			ref.Center[j*N+i] = center
+			ref.Bound[j*N+i] = bound
+		}
+	}
+	return nil
+}
+
+// blockTerms computes, per 32-value block, the exact kernel value E and Σ|t_p| over its
+// pieces (T1: the scale part per piece; T2: the offset part per group, per piece where
+// the kernel sums the activations in ints).
+func blockTerms(m kmodel, w *qrow, c *qcol, K, piece int, E, Mg []float64) {
+	for bi := range E {
+		E[bi], Mg[bi] = 0, 0
+	}
+	if !m.offset {
+		for k0 := 0; k0 < K; k0 += piece {
+			var s float64
+			for k := k0; k < min(K, k0+piece); k++ {
+				s += w.x[k] * (c.d[k] * c.q[k])
+			}
+			E[k0/32] += s
+			Mg[k0/32] += math.Abs(s)
+		}
+		return
+	}
+	G := m.group
+	for g := 0; g < K/G; g++ {
+		k0 := g * G
+		A, B := w.A[g], w.B[g]
+		stored := m.stored && !math.IsNaN(c.s[g])
+		var t1, t2, mag float64
+		if m.roundProd { // h(A·d8)·Σ a·q + h(B·s8); G = 32 = one activation block
+			ad := float64(f16.Mul(w.Ah[g], c.dh[k0]).ToFloat32())
+			bs := float64(f16.Mul(w.Bh[g], c.sh[g]).ToFloat32())
+			for p0 := k0; p0 < k0+G; p0 += piece {
+				var s float64
+				for k := p0; k < p0+piece; k++ {
+					s += w.a[k] * c.q[k]
+				}
+				t1 += ad * s
+				mag += math.Abs(ad * s)
+			}
+			t2 = bs
+			mag += math.Abs(bs)
+		} else {
+			for p0 := k0; p0 < k0+G; p0 += piece {
+				var s, sy float64
+				for k := p0; k < p0+piece; k++ {
+					y := c.d[k] * c.q[k]
+					s += w.a[k] * y
+					sy += y
+				}
+				t1 += A * s
+				mag += math.Abs(A * s)
+				if !stored {
+					t2 += B * sy
+					mag += math.Abs(B * sy)
+				}
+			}
+			if stored {
+				t2 = B * c.s[g]
+				mag += math.Abs(t2)
+			}
+		}
+		E[k0/32] += t1 + t2
+		Mg[k0/32] += mag
+	}
+}
+
+// nodes returns u⁻¹ times the accumulation part of the bound of output (i, j) (the sum
+// over accumulator nodes of a bound on their values) and the number of nodes on the
+// longest path, for the second-order and flush terms.
+func (a *accumulation) nodes(E, Mg []float64, i, j int) (float64, int) {
+	if a.path == pathMMVQ {
+		var s float64
+		for _, m := range Mg {
+			s += m
+		}
+		return float64(a.depth) * s, a.depth
+	}
+	return a.mmqNodes(E, Mg, i, j)
+}
+
+// mmqNodes sums the accumulator node bounds of MMQ for output (i, j).
+func (a *accumulation) mmqNodes(E, Mg []float64, i, j int) (float64, int) {
+	adds := a.adds
+	nb := len(E)
+	// call sums and magnitudes per 128 values (4 blocks of 32)
+	ncall := (nb + 3) / 4
+	callE := make([]float64, ncall)
+	callM := make([]float64, ncall)
+	for bi := range E {
+		callE[bi/4] += E[bi]
+		callM[bi/4] += Mg[bi]
+	}
+	rangeNodes := func(c0, c1 int) (float64, float64) { // calls [c0, c1): node bound sum, partial
+		var P, s float64
+		for c := c0; c < min(c1, ncall); c++ {
+			s += float64(adds) * (math.Abs(P) + callM[c])
+			P += callE[c]
+		}
+		return s, P
+	}
+	valsPerBlock := a.qk
+	if a.agnostic || a.part == nil {
+		// Any partition into ranges at 256-value iteration boundaries, in any fixup order.
+		var P, Pmax, sumIt, s float64
+		itCalls := 2
+		for c := 0; c < ncall; c++ {
+			if c%itCalls == 0 {
+				Pmax = max(Pmax, math.Abs(P))
+			}
+			P += callE[c]
+		}
+		P = 0
+		var it float64
+		for c := 0; c < ncall; c++ {
+			s += float64(adds) * (math.Abs(P) + Pmax + callM[c])
+			P += callE[c]
+			it += callE[c]
+			if c%itCalls == itCalls-1 || c == ncall-1 {
+				sumIt += math.Abs(it)
+				it = 0
+			}
+		}
+		nIter := (ncall + itCalls - 1) / itCalls
+		s += float64(nIter+1) * sumIt
+		return s, adds*ncall + nIter + 1
+	}
+	tp := &a.tiles[a.part.Params.TileIndex(streamk.TileCoord{It: i / a.tileI, Jt: j / a.tileJ})]
+	partial := map[int]float64{}
+	var s float64
+	for _, sg := range tp.Segments {
+		c0 := sg.KB0Start * valsPerBlock / 128
+		c1 := (sg.KB0Stop*valsPerBlock + 127) / 128
+		ns, P := rangeNodes(c0, c1)
+		s += ns
+		partial[sg.Block] = P
+	}
+	depth := adds * ncall
+	if tp.Fixup != nil {
+		var f float64
+		for _, b := range tp.Fixup.Adds {
+			f += partial[b]
+			s += math.Abs(f)
+		}
+		s += math.Abs(partial[tp.End] + f)
+		depth += len(tp.Fixup.Adds) + 1
+	}
+	return s, depth
+}
