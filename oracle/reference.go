@@ -1,7 +1,6 @@
 package oracle
 
 import (
-	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -61,28 +60,13 @@ type Reference struct {
 // tight enough to fail a result that is wrong by 50% somewhere among 64 outputs
 // (TestSimulatorWithinBound); the bit comparison is what catches small errors.
 func MulMatRef(t quant.Type, a []byte, K, N int, b []float32, M int) (*Reference, error) {
-	if K <= 0 || N <= 0 || M <= 0 {
-		return nil, fmt.Errorf("oracle: bad shape K=%d N=%d M=%d", K, N, M)
-	}
-	if len(b) != K*M {
-		return nil, fmt.Errorf("oracle: b has %d values, want K*M = %d", len(b), K*M)
-	}
-	rs, err := t.RowSize(int64(K))
+	x, err := dequantizeAll(t, a, K, N, b, M)
 	if err != nil {
 		return nil, err
 	}
-	if int64(len(a)) != rs*int64(N) {
-		return nil, fmt.Errorf("oracle: a has %d bytes, want %d rows of %d", len(a), N, rs)
-	}
-	x := make([]float64, N*K)
-	row := make([]float32, K)
-	for i := 0; i < N; i++ {
-		if err := quant.DequantizeRow(t, a[int64(i)*rs:int64(i+1)*rs], row); err != nil {
-			return nil, fmt.Errorf("oracle: row %d: %w", i, err)
-		}
-		for k, v := range row {
-			x[i*K+k] = float64(v)
-		}
+	rs, err := t.RowSize(int64(K)) // checked by dequantizeAll
+	if err != nil {
+		return nil, err
 	}
 	y := make([]float64, M*K)
 	for i, v := range b {
