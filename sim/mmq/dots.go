@@ -111,51 +111,7 @@ func (pk *colPack) dots(x *xTile, kb int) {
 		pk.dots16(kb)
 		return
 	}
-	nt := pk.ntrip
-	var acc [3][16]int64
-	for t := 0; t < nt; t += 3 {
-		n := min(3, nt-t)
-		for half := 0; half < 2; half++ {
-			o := ((kb+half-pk.kb0)*nt + t) * 128
-			// Past the last triple the first is read again (and its result dropped).
-			pa := (*[128]int64)(pk.p[o:])
-			pb, pc := pa, pa
-			if n > 1 {
-				pb = (*[128]int64)(pk.p[o+128:])
-			}
-			if n > 2 {
-				pc = (*[128]int64)(pk.p[o+256:])
-			}
-			xh := (*[128]int64)(xs[128*half:])
-			for g := 0; g < 8; g++ {
-				xv := (*[16]int64)(xh[16*g:])
-				av := (*[16]int64)(pa[16*g:])
-				bv := (*[16]int64)(pb[16*g:])
-				cv := (*[16]int64)(pc[16*g:])
-				var sa, sb, sc int64
-				x0, x1, x2, x3 := xv[0], xv[1], xv[2], xv[3]
-				sa += x0*av[0] + x1*av[1] + x2*av[2] + x3*av[3]
-				sb += x0*bv[0] + x1*bv[1] + x2*bv[2] + x3*bv[3]
-				sc += x0*cv[0] + x1*cv[1] + x2*cv[2] + x3*cv[3]
-				x0, x1, x2, x3 = xv[4], xv[5], xv[6], xv[7]
-				sa += x0*av[4] + x1*av[5] + x2*av[6] + x3*av[7]
-				sb += x0*bv[4] + x1*bv[5] + x2*bv[6] + x3*bv[7]
-				sc += x0*cv[4] + x1*cv[5] + x2*cv[6] + x3*cv[7]
-				x0, x1, x2, x3 = xv[8], xv[9], xv[10], xv[11]
-				sa += x0*av[8] + x1*av[9] + x2*av[10] + x3*av[11]
-				sb += x0*bv[8] + x1*bv[9] + x2*bv[10] + x3*bv[11]
-				sc += x0*cv[8] + x1*cv[9] + x2*cv[10] + x3*cv[11]
-				x0, x1, x2, x3 = xv[12], xv[13], xv[14], xv[15]
-				sa += x0*av[12] + x1*av[13] + x2*av[14] + x3*av[15]
-				sb += x0*bv[12] + x1*bv[13] + x2*bv[14] + x3*bv[15]
-				sc += x0*cv[12] + x1*cv[13] + x2*cv[14] + x3*cv[15]
-				acc[0][8*half+g], acc[1][8*half+g], acc[2][8*half+g] = sa, sb, sc
-			}
-		}
-		for d := 0; d < n; d++ {
-			pk.unpack(3*(t+d), &acc[d])
-		}
-	}
+	pk.packedDots(pk.p, pk.ntrip, kb, false)
 }
 
 // unpack writes the three 21-bit lanes of the packed dots acc to columns j, j+1, j+2
@@ -176,20 +132,29 @@ func (pk *colPack) unpack(j int, acc *[16]int64) {
 
 // dots16 is dots in the 16-bit layout (the row in pk.xs lies in [-15, 15]).
 func (pk *colPack) dots16(kb int) {
+	pk.packedDots(pk.p16, pk.nquad, kb, true)
+}
+
+// packedDots multiplies the row in pk.xs with the nt packed words per y block of p (the
+// 21-bit layout of dots or the 16-bit one of dots16) for the iteration whose first y
+// block is kb, three words per load of a row value, and unpacks each word's 16 sums
+// (unpack16 if quad, four columns per word; else unpack, three). The unpackers are called
+// directly, not through a func value, so that acc stays on the stack.
+func (pk *colPack) packedDots(p []int64, nt, kb int, quad bool) {
 	xs := &pk.xs
-	nt := pk.nquad
 	var acc [3][16]int64
 	for t := 0; t < nt; t += 3 {
 		n := min(3, nt-t)
 		for half := 0; half < 2; half++ {
 			o := ((kb+half-pk.kb0)*nt + t) * 128
-			pa := (*[128]int64)(pk.p16[o:])
+			// Past the last word the first is read again (and its result dropped).
+			pa := (*[128]int64)(p[o:])
 			pb, pc := pa, pa
 			if n > 1 {
-				pb = (*[128]int64)(pk.p16[o+128:])
+				pb = (*[128]int64)(p[o+128:])
 			}
 			if n > 2 {
-				pc = (*[128]int64)(pk.p16[o+256:])
+				pc = (*[128]int64)(p[o+256:])
 			}
 			xh := (*[128]int64)(xs[128*half:])
 			for g := 0; g < 8; g++ {
@@ -218,7 +183,11 @@ func (pk *colPack) dots16(kb int) {
 			}
 		}
 		for d := 0; d < n; d++ {
-			pk.unpack16(4*(t+d), &acc[d])
+			if quad {
+				pk.unpack16(4*(t+d), &acc[d])
+			} else {
+				pk.unpack(3*(t+d), &acc[d])
+			}
 		}
 	}
 }
