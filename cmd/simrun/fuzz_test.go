@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -27,6 +29,9 @@ var fuzzWords = []string{
 	// later commands and flags (appended, so the indices above keep their words)
 	"check", "trace", "digest", "combine", "--coverage", "--ids", "--lanes=false", "--row", "--col",
 	"--golden", "--case", "--chunks", "--want", "q8_1", "blocks", "0,1", "3", "--kind=q8_1",
+	"bounds", "fp16", "bench", "cost", "accuracy", "--study", "tightness", "power", "false-alarms",
+	"--cases", "--mmvq-only", "--k-sweep", "--seeds", "--arch", "P100", "--note", "--counts",
+	"--calibrated", "--only", "--reps", "--threads", "--rows", "--fp16path",
 }
 
 // heavy reports whether args would run a large default workload (seconds, not
@@ -59,8 +64,45 @@ func heavy(args []string) bool {
 		return len(args) > 1 && args[1] == "digest" && !has("--chunks") && !has("-chunks")
 	case "check":
 		return !has("--shape") && !has("-shape") // 4096 x 64 lane by lane
+	case "bounds":
+		// Studies run 20 cases (false-alarms 10000) at K = 4096 unless told less.
+		return !small(args, "cases", 4) || !small(args, "k", 256)
+	case "fp16":
+		// accuracy: 256 rows of K = 4096 unless told less; cost is a formula.
+		return len(args) > 1 && args[1] == "accuracy" && (!small(args, "k", 256) || !small(args, "n", 8) || has("--k-sweep") || has("-k-sweep"))
+	case "bench":
+		// Times 4096 x 14336 matmuls: only its flag errors and -h are quick.
+		return !has("-h") && !has("--help") && !has("-x") && !has("--bogus")
 	}
 	return false
+}
+
+// small reports whether args set the numeric flag name (-name or --name, as the next word
+// or after "=") to at most max every time it appears; false when the flag is absent (its
+// default is large) or its value does not parse (then the command fails at once, but
+// failing is not what small promises).
+func small(args []string, name string, max int) bool {
+	seen := false
+	for i, a := range args {
+		var v string
+		switch {
+		case a == "-"+name || a == "--"+name:
+			if i+1 >= len(args) {
+				return false
+			}
+			v = args[i+1]
+		case strings.HasPrefix(a, "-"+name+"=") || strings.HasPrefix(a, "--"+name+"="):
+			v = a[strings.Index(a, "=")+1:]
+		default:
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n > max {
+			return false
+		}
+		seen = true
+	}
+	return seen
 }
 
 // FuzzRun runs the CLI in-process on argument lists drawn from fuzzWords: it never
@@ -97,6 +139,12 @@ func FuzzRun(f *testing.F) {
 	f.Add(word("verify", "@golden", "--coverage", "--json"))
 	f.Add(word("sweep", "digest", "--kind=q8_1", "--chunks", "1", "--shard", "1/2", "--out", "@out"))
 	f.Add(word("digest", "combine", "@out", "--want", "0"))
+	f.Add(word("bounds", "--study", "false-alarms", "--cases", "2", "--k", "256", "--mmvq-only"))
+	f.Add(word("bounds", "--study", "power", "--types", "q4_0", "--cases", "2", "--k", "256", "--json"))
+	f.Add(word("fp16", "cost", "--arch", "P100", "--shape", "256,4,2", "--json"))
+	f.Add(word("fp16", "accuracy", "--k", "256", "--n", "4", "--types", "q4_K", "--seeds", "2"))
+	f.Add(word("explain", "--fp16path", "--shape", "256,8,16", "--device", "P100"))
+	f.Add(word("bench", "-h"))
 	f.Add(word("bogus", "--json"))
 	f.Add([]byte{})
 	golden, err := filepath.Abs(filepath.Join("..", "..", "testdata", "golden", "ggml-h200-dev-moe.slice.gguf"))
@@ -137,4 +185,20 @@ func FuzzRun(f *testing.F) {
 			t.Fatalf("simrun %q: exit %d with no message at all", args, code)
 		}
 	})
+}
+
+// TestFuzzWordsCoverCommands keeps FuzzRun's alphabet in step with the CLI: every command
+// word of the conventions table (cmd/simrun/conventions_test.go) is a fuzz word, so a new
+// command is fuzzed from the day it lands.
+func TestFuzzWordsCoverCommands(t *testing.T) {
+	for _, c := range conventions() {
+		for _, w := range c.cmd {
+			if !slices.Contains(fuzzWords, w) {
+				t.Errorf("command word %q (simrun %s) is not in fuzzWords", w, strings.Join(c.cmd, " "))
+			}
+		}
+	}
+	if len(fuzzWords) > 256 {
+		t.Errorf("%d fuzz words: FuzzRun selects them with one byte each (at most 256)", len(fuzzWords))
+	}
 }
