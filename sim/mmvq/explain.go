@@ -447,7 +447,7 @@ func (e *explainer) q45K(tmp Operand, xrow []byte, kbx, iqs int, y []q8.Block, q
 		nib = "x 5-bit values"
 	}
 	sumfD, sumfM := e.zeroF(), e.zeroF()
-	ones := func() Operand { return e.in("0x01010101", 0x01010101) }
+	ones := func() Operand { return e.in("ones", 0x01010101) }
 	for i := 0; i < 2; i++ {
 		v0i := (v0 >> (4 * i)) & 0x0F0F0F0F
 		v1i := (v1 >> (4 * i)) & 0x0F0F0F0F
@@ -648,7 +648,7 @@ func explainIQ1M(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Bl
 		what := fmt.Sprintf("sumi_%d", h)
 		sumi[h] = e.dp4a(what, e.in(fmt.Sprintf("x grid %d values 0..3 (+1)", idx), g0), e.yInt(y, iqs, l0), sumi[h])
 		sumi[h] = e.dp4a(what, e.in(fmt.Sprintf("x grid %d values 4..7 (+1)", idx), g1), e.yInt(y, iqs, l0+1), sumi[h])
-		ones := e.in("0x01010101", 0x01010101)
+		ones := e.in("ones", 0x01010101)
 		sw := fmt.Sprintf("sumy_%d (sum of u)", k)
 		sumy[k] = e.dp4a(sw, e.yInt(y, iqs, l0+1), ones, e.dp4a(sw, e.yInt(y, iqs, l0), ones, e.zero()))
 		bit[k] = e.in(fmt.Sprintf("x delta bit of entry %d (qh & 8)", k), qhl&0x08)
