@@ -42,8 +42,9 @@ float32 bits):
                  and the scale arithmetic's running sum; the partial sums; the fixup's
                  additions in its order
 
-With --experts, the output is one of MUL_MAT_ID's (M tokens, U expert slots each; dst has
-M*U columns, column C = token C/U, slot C%U, computed by the expert ids[C]): trace says
+With --experts (or a golden mul_mat_id case), the output is one of MUL_MAT_ID's (M tokens,
+U expert slots each; dst has M*U columns, column C = token C/U, slot C%U, computed by the
+expert ids[C]): trace says
 which expert, token and slot, and follows mul_mat_vec_q with ids (1 token) or
 mul_mat_vec_q_moe (2..8 tokens); mul_mat_q's MUL_MAT_ID mode is not traced (exit 1).
 
@@ -61,7 +62,7 @@ flags:
   --seed S         seed of the generated weights and activations (as simrun run)  [1]
   --device NAME    a device of the catalog: {{devices}}  [H200]
   --golden FILE    take the weights, activations and device from a golden file's case
-  --case I         the mul_mat case of --golden (simrun verify FILE lists them)
+  --case I         the mul_mat or mul_mat_id case of --golden (simrun verify FILE lists them)
   --blocks N       show at most N q8_1 blocks of the column (0: all)  [2]
   --steps N        show the steps inside the vec_dot calls of the first N lanes that
                    call vec_dot for the output (0: none, -1: every lane)  [2]
@@ -196,11 +197,14 @@ type mmvqTraceJSON struct {
 
 // traceIDJSON says which MUL_MAT_ID output is traced.
 type traceIDJSON struct {
-	Experts  int     `json:"experts"`
-	Used     int     `json:"used"`
-	Routing  string  `json:"routing"`
-	Token    int     `json:"token"`
-	Slot     int     `json:"slot"`
+	Experts int    `json:"experts"`
+	Used    int    `json:"used"`
+	Routing string `json:"routing"`
+	Rows    int    `json:"rows"` // B1: activation rows per token
+	Token   int    `json:"token"`
+	Slot    int    `json:"slot"`
+	// ActRow is the activation row the output reads, token*rows + slot%rows.
+	ActRow   int     `json:"activation_row"`
 	Expert   int     `json:"expert"`
 	TokenIDs []int32 `json:"token_ids"`
 }
@@ -275,10 +279,11 @@ type traceInput struct {
 	K, N, M int
 	source  string
 	gpu     []float32 // the golden dst, nil for generated data
-	// MUL_MAT_ID (E > 0): w holds E experts of N rows, ids M tokens of U expert ids.
-	E, U    int
-	ids     []int32
-	routing string
+	// MUL_MAT_ID (E > 0): w holds E experts of N rows, b M tokens of B1 activation rows
+	// (slot u reads row u % B1), ids M tokens of U expert ids.
+	E, U, B1 int
+	ids      []int32
+	routing  string
 }
 
 // parseTraceExperts returns E, U, the ids and the routing's name of --experts, --routing
@@ -380,6 +385,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) int {
 			return c.usage(stderr, fmt.Errorf("--shape: K=%d: %w", in.K, err))
 		}
 		if *experts != "" {
+			in.B1 = 1
 			if in.E, in.U, in.ids, in.routing, err = parseTraceExperts(*experts, *routing, *idsFlag, set, *seed, in.M); err != nil {
 				return c.usage(stderr, err)
 			}
@@ -433,8 +439,13 @@ func traceGolden(c cli, path string, i int, stderr io.Writer) (*traceInput, int)
 	if cs.Err != nil {
 		return nil, c.fail(stderr, exitInput, cs.Err)
 	}
-	if cs.Op != golden.OpMulMat {
-		return nil, c.usage(stderr, fmt.Errorf("--case %d is %s: trace follows mul_mat cases", i, cs.Op))
+	if cs.Op != golden.OpMulMat && cs.Op != golden.OpMulMatID {
+		return nil, c.usage(stderr, fmt.Errorf("--case %d is %s: trace follows mul_mat and mul_mat_id cases", i, cs.Op))
+	}
+	if cs.Op == golden.OpMulMatID {
+		if err := f.CheckIDs(cs); err != nil {
+			return nil, c.fail(stderr, exitInput, err)
+		}
 	}
 	dev, err := oracle.DeviceOf(f.Meta)
 	if err != nil {
@@ -460,8 +471,19 @@ func traceGolden(c cli, path string, i int, stderr io.Writer) (*traceInput, int)
 	if err != nil {
 		return nil, c.fail(stderr, exitInput, err)
 	}
-	return &traceInput{dev: dev, typ: a.Type, w: a.Data, b: b, K: int(cs.Shape.K), N: int(cs.Shape.N), M: int(cs.Shape.M),
-		source: fmt.Sprintf("%s case %d", path, i), gpu: dst}, exitOK
+	in := &traceInput{dev: dev, typ: a.Type, w: a.Data, b: b, K: int(cs.Shape.K), N: int(cs.Shape.N), M: int(cs.Shape.M),
+		source: fmt.Sprintf("%s case %d", path, i), gpu: dst}
+	if cs.Op == golden.OpMulMatID {
+		it, err := f.Tensor(cs.Src[2])
+		if err != nil {
+			return nil, c.fail(stderr, exitInput, err)
+		}
+		if in.ids, err = it.I32(); err != nil {
+			return nil, c.fail(stderr, exitInput, err)
+		}
+		in.M, in.E, in.U, in.B1, in.routing = int(cs.Shape.T), int(cs.Shape.E), int(cs.Shape.U), int(cs.Shape.B1), "golden ids"
+	}
+	return in, exitOK
 }
 
 // trace runs the step-through of output (row, col) and the fast simulator.
@@ -476,8 +498,8 @@ func trace(in *traceInput, row, col, maxBlocks, stepLanes int) (*traceReport, er
 	if in.E > 0 {
 		tok := col / in.U
 		rep.Op = "MUL_MAT_ID"
-		rep.ID = &traceIDJSON{Experts: in.E, Used: in.U, Routing: in.routing, Token: tok, Slot: col % in.U, Expert: int(in.ids[col]),
-			TokenIDs: in.ids[tok*in.U : (tok+1)*in.U]}
+		rep.ID = &traceIDJSON{Experts: in.E, Used: in.U, Routing: in.routing, Rows: in.B1, Token: tok, Slot: col % in.U,
+			ActRow: tok*in.B1 + col%in.U%in.B1, Expert: int(in.ids[col]), TokenIDs: in.ids[tok*in.U : (tok+1)*in.U]}
 	}
 	var fast []float32
 	switch {
@@ -487,7 +509,7 @@ func trace(in *traceInput, row, col, maxBlocks, stepLanes int) (*traceReport, er
 		}
 		rep.Value = rep.MMVQ.Store
 		if in.E > 0 {
-			fast, err = mmvq.MulMatID(in.dev, in.typ, in.w, in.K, in.N, in.E, in.b, 1, in.M, in.ids, in.U)
+			fast, err = mmvq.MulMatID(in.dev, in.typ, in.w, in.K, in.N, in.E, in.b, in.B1, in.M, in.ids, in.U)
 		} else {
 			fast, err = mmvq.MulMat(in.dev, in.typ, in.w, in.K, in.N, in.b, in.M)
 		}
@@ -558,12 +580,17 @@ func traceMMVQ(in *traceInput, row, col, maxBlocks, stepLanes int) (*mmvqTraceJS
 		sub = append(sub, in.w[(e*in.N+row0)*rs:(e*in.N+row0+nrows)*rs]...)
 	}
 	xrow := in.w[(expert*in.N+row)*rs : (expert*in.N+row+1)*rs]
-	yq, err := q8.QuantizeQ8_1(in.b, in.K, in.M)
+	yrow := tok // the activation row the output's column reads
+	nb := in.M
+	if id {
+		yrow, nb = tok*in.B1+slot%in.B1, in.M*in.B1
+	}
+	yq, err := q8.QuantizeQ8_1(in.b, in.K, nb)
 	if err != nil {
 		return nil, err
 	}
 	per := q8.PaddedLen(in.K) / 32
-	ycol := yq[tok*per : (tok+1)*per]
+	ycol := yq[yrow*per : (yrow+1)*per]
 	ybl := p.QK / 32
 
 	t := &mmvqTraceJSON{Plan: p.String(), BlockX: row / rpb, StepsMatch: true}
@@ -606,7 +633,7 @@ func traceMMVQ(in *traceInput, row, col, maxBlocks, stepLanes int) (*mmvqTraceJS
 	}
 	opt := &mmvq.Options{Trace: true, Watch: watch, Workers: 1}
 	if id {
-		_, err = mmvq.MulMatIDOpts(in.dev, in.typ, sub, in.K, nrows, in.E, in.b, 1, in.M, in.ids, in.U, opt)
+		_, err = mmvq.MulMatIDOpts(in.dev, in.typ, sub, in.K, nrows, in.E, in.b, in.B1, in.M, in.ids, in.U, opt)
 	} else {
 		_, err = mmvq.MulMatOpts(in.dev, in.typ, sub, in.K, nrows, in.b, in.M, opt)
 	}
@@ -653,11 +680,11 @@ func writeTraceText(w io.Writer, r *traceReport) {
 	fmt.Fprintf(w, "kernel: %s: %s\n", r.Kernel, r.Reason)
 	if t := r.MMVQ; t != nil {
 		fmt.Fprintf(w, "launch: %s; the row is in block.x %d\n", t.Plan, t.BlockX)
-		yc := r.Col
+		what := fmt.Sprintf("column %d", r.Col)
 		if r.ID != nil {
-			yc = r.ID.Token
+			what = fmt.Sprintf("row %d (token %d's row %d)", r.ID.ActRow, r.ID.Token, r.ID.ActRow-r.ID.Token*r.ID.Rows)
 		}
-		fmt.Fprintf(w, "\nactivations: column %d quantized by quantize_q8_1 (%d blocks of 32):\n", yc, t.Q8Total)
+		fmt.Fprintf(w, "\nactivations: %s quantized by quantize_q8_1 (%d blocks of 32):\n", what, t.Q8Total)
 		for _, b := range t.Q8Blocks {
 			fmt.Fprintf(w, "  block %d: d %v, s %v\n    qs %v\n", b.Index, b.D, b.S, b.Qs)
 		}

@@ -353,3 +353,23 @@ func TestTraceStepsUsage(t *testing.T) {
 		t.Errorf("--golden with --experts: exit %d %q", code, errs)
 	}
 }
+
+// A golden mul_mat_id case with 2 activation rows per token (mul_mat_vec_q_moe): the
+// trace, its steps included, follows the GPU's bits.
+func TestTraceGoldenID(t *testing.T) {
+	const f = "../../testdata/golden/ggml-h200-dev-moe.slice.gguf"
+	args := []string{"--golden", f, "--case", "1", "--row", "100", "--col", "3", "--steps", "1"}
+	code, r := runTraceJSON(t, args...)
+	if code != 0 || !r.OK || r.MatchGPU == nil || !*r.MatchGPU || r.Kernel != "mmvq_moe" {
+		t.Errorf("%q: exit %d, ok %v, kernel %s", args, code, r.OK, r.Kernel)
+	}
+	code, s := runTraceSteps(t, args...)
+	if code != 0 || s.ID == nil || s.ID.Token != 1 || s.ID.Slot != 1 || s.Op != "MUL_MAT_ID" {
+		t.Fatalf("%q: exit %d, %+v", args, code, s.ID)
+	}
+	checkSteps(t, args, s, 1)
+	code, out, _ := runCmd(t, "trace", "--golden", f, "--case", "1", "--row", "100", "--col", "3", "--steps", "0")
+	if code != 0 || !strings.Contains(out, "activations: row 3 (token 1's row 1)") || !strings.Contains(out, "GPU (golden): ") {
+		t.Errorf("text: exit %d\n%s", code, out)
+	}
+}
