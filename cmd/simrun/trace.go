@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ggsim/ggsim/gguf/golden"
+	"github.com/ggsim/ggsim/moe"
 	"github.com/ggsim/ggsim/oracle"
 	"github.com/ggsim/ggsim/oracle/oracletest"
 	"github.com/ggsim/ggsim/quant"
@@ -44,9 +45,10 @@ float32 bits):
 
 With --experts (or a golden mul_mat_id case), the output is one of MUL_MAT_ID's (M tokens,
 U expert slots each; dst has M*U columns, column C = token C/U, slot C%U, computed by the
-expert ids[C]): trace says
-which expert, token and slot, and follows mul_mat_vec_q with ids (1 token) or
-mul_mat_vec_q_moe (2..8 tokens); mul_mat_q's MUL_MAT_ID mode is not traced (exit 1).
+expert ids[C]): trace says which expert, token and slot, and follows the kernel ggml
+dispatches: mul_mat_vec_q with ids (1 token), mul_mat_vec_q_moe (up to 8 tokens) or
+mul_mat_q's MUL_MAT_ID mode (the tokens sorted by expert: the output's compact column
+and its expert's tiles).
 
 Last it runs the fast simulator on the whole shape and says whether it gives the same
 bits (and, for a golden case, whether the GPU did); every step-through must end with the
@@ -207,6 +209,8 @@ type traceIDJSON struct {
 	ActRow   int     `json:"activation_row"`
 	Expert   int     `json:"expert"`
 	TokenIDs []int32 `json:"token_ids"`
+	// CompactColumn is the output's column in mul_mat_q's expert-sorted order (mmq only).
+	CompactColumn *int `json:"compact_column,omitempty"`
 }
 
 type mmqStepJSON struct {
@@ -514,8 +518,22 @@ func trace(in *traceInput, row, col, maxBlocks, stepLanes int) (*traceReport, er
 			fast, err = mmvq.MulMat(in.dev, in.typ, in.w, in.K, in.N, in.b, in.M)
 		}
 	case d.Kernel == tiling.KernelMMQ && in.E > 0:
-		return nil, fmt.Errorf("ggml runs mul_mat_q's MUL_MAT_ID mode for %d tokens (%s), which trace does not follow: sim/mmq has no step-through of it "+
-			"(with fewer tokens, where ggml runs mul_mat_vec_q, trace follows the output): %w", in.M, d.Reason, errors.ErrUnsupported)
+		var r *moe.Routing
+		if r, err = moe.Route(in.ids, in.M, in.U, in.E, in.B1); err != nil {
+			return nil, err
+		}
+		var p *mmq.Plan
+		if p, err = mmq.MakePlanID(in.dev, in.typ, in.K, in.N, r); err != nil {
+			return nil, err
+		}
+		var tr *mmq.OutputTrace
+		if tr, err = mmq.TraceOutputID(in.dev, in.typ, in.w, in.K, in.N, in.E, in.b, in.B1, in.M, in.ids, in.U, p, row, col); err != nil {
+			return nil, err
+		}
+		rep.MMQ = mmqTrace(p, tr)
+		rep.ID.CompactColumn = &tr.Column
+		rep.Value = f32v(tr.Value)
+		fast, err = mmq.MulMatID(in.dev, in.typ, in.w, in.K, in.N, in.E, in.b, in.B1, in.M, in.ids, in.U, p)
 	case d.Kernel == tiling.KernelMMQ:
 		var p *mmq.Plan
 		if p, err = mmq.MakePlan(in.dev, in.typ, in.K, in.N, in.M); err != nil {
@@ -719,6 +737,9 @@ func writeTraceText(w io.Writer, r *traceReport) {
 	}
 	if t := r.MMQ; t != nil {
 		fmt.Fprintf(w, "launch: %s\n", t.Plan)
+		if r.ID != nil && r.ID.CompactColumn != nil {
+			fmt.Fprintf(w, "the tokens sorted by expert (mm_ids_helper): the output is compact column %d, in expert %d's tiles\n", *r.ID.CompactColumn, r.ID.Expert)
+		}
 		fmt.Fprintf(w, "tile %d (row tile %d, column tile %d; %d x %d), K ranges in weight blocks:\n", t.Tile, t.It, t.Jt, t.I, t.J)
 		for i, rg := range t.Ranges {
 			what := "to its fixup slot"
