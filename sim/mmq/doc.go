@@ -65,8 +65,10 @@
 // TraceOutput follows one output through the same loads, integer dots and float
 // sequence as MulMat: its tile, each CUDA block's K range and iterations (the 16 exact
 // int32 dots of each and the running sum), the partial sums and the fixup's additions
-// in order; its value has MulMat's bits (TestTraceOutputMatchesFast). simrun trace
-// prints it. The tile's shared memory is not modelled lane by lane.
+// in order; its value has MulMat's bits (TestTraceOutputMatchesFast). TraceOutputID does
+// the same for a MUL_MAT_ID output (its expert's channel and compact column;
+// TestTraceOutputIDMatchesFast). simrun trace prints them. The tile's shared memory is
+// not modelled lane by lane.
 //
 // # Limits
 //

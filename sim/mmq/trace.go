@@ -14,7 +14,12 @@ import (
 // dots, and the fixup that adds the other blocks' partials to the stored one.
 type OutputTrace struct {
 	Row, Col int
-	// Tile is the tile's index (it*NTX + jt), It and Jt its row and column tiles, I and
+	// Expert is the expert (channel) of a MUL_MAT_ID output (TraceOutputID) and Column
+	// its compact column (expert_bounds[Expert] + Jt*J + j); for MUL_MAT Expert is -1 and
+	// Column is Col.
+	Expert, Column int
+	// Tile is the tile's linear index (it*NTX + jt for MUL_MAT; streamk.Params.TileIndex
+	// with the expert's channel for MUL_MAT_ID), It and Jt its row and column tiles, I and
 	// J the tile's size.
 	Tile, It, Jt, I, J int
 	// Ranges are the tile's partial sums in ascending k; the last is the end segment,
@@ -73,11 +78,22 @@ func TraceOutput(dev sim.Device, t quant.Type, a []byte, K, N int, b []float32, 
 	}
 	mat := &matrix{data: a, bs: t.TypeSize(), stride: K / qk}
 	it, jt := row/p.I, col/p.J
-	tr := &OutputTrace{Row: row, Col: col, Tile: it*p.NTX + jt, It: it, Jt: jt, I: p.I, J: p.J}
+	tr := &OutputTrace{Row: row, Col: col, Tile: it*p.NTX + jt, It: it, Jt: jt, I: p.I, J: p.J, Expert: -1, Column: col}
+	if err := traceTile(kn, mat, p, tr, func(kb int) *q8.BlockMMQ { return &y[kb*M+col] }); err != nil {
+		return nil, err
+	}
+	return tr, nil
+}
+
+// traceTile fills in tr's ranges, steps, partials, fixup and value for row tr.Row of
+// mat in tile tr.Tile, reading the y column's block kb at yc(kb): computeTile for one row
+// and one column.
+func traceTile(kn *kernel, mat *matrix, p *Plan, tr *OutputTrace, yc func(kb int) *q8.BlockMMQ) error {
+	row := tr.Row
 	w := &p.Tiles[tr.Tile]
 	tr.Ranges = w.Ranges
 	if len(w.Ranges) == 0 || w.Empty {
-		return nil, fmt.Errorf("mmq: tile %d of output (%d, %d) has no K range", tr.Tile, row, col)
+		return fmt.Errorf("mmq: tile %d of output (%d, %d) has no K range", tr.Tile, row, tr.Col)
 	}
 	// As computeTile, for the one row and the one column.
 	ybLo, ybHi := -1, 0
@@ -91,7 +107,7 @@ func TraceOutput(dev sim.Device, t quant.Type, a []byte, K, N int, b []float32, 
 		}
 	}
 	ybLo = max(ybLo, 0)
-	cols := packColumns(ybLo, ybHi, 1, func(kb, _ int) *q8.BlockMMQ { return &y[kb*M+col] })
+	cols := packColumns(ybLo, ybHi, 1, func(kb, _ int) *q8.BlockMMQ { return yc(kb) })
 	defer cols.release()
 	var x xTile
 	tr.Partials = make([]float32, len(w.Ranges))
@@ -101,7 +117,7 @@ func TraceOutput(dev sim.Device, t quant.Type, a []byte, K, N int, b []float32, 
 			kb := kb0 * (iterK / p.BPI) / 128
 			cols.dots(&x, kb)
 			in := tr.Partials[r]
-			out := kn.dot(&x, &cols.c[0], &y[kb*M+col], &y[(kb+1)*M+col], in)
+			out := kn.dot(&x, &cols.c[0], yc(kb), yc(kb+1), in)
 			tr.Partials[r] = out
 			tr.Steps = append(tr.Steps, Step{Range: r, Block: rg.Block, KB0: kb0, Dots: cols.c[0], In: in, Out: out})
 		}
@@ -121,5 +137,5 @@ func TraceOutput(dev sim.Device, t quant.Type, a []byte, K, N int, b []float32, 
 		v = o
 	}
 	tr.Value = v
-	return tr, nil
+	return nil
 }

@@ -45,6 +45,10 @@
 // launch lane by lane — CUDA block by block, warp by warp — through simulated shared
 // memory and sim.Warp shuffles, and can report every float step with its row, column,
 // slot, block, warp and lane (Event). Both give the same bits (TestTraceMatchesFast).
+// ExplainVecDot goes one level further down: one vec_dot call's dp4a sums, integer scale
+// steps and float operations, each with its operands (explain.go; it reuses the integer
+// helpers of the fast vec_dots and ends with the fast function's bits,
+// TestExplainMatchesVecDot).
 //
 // # Scope and assumptions
 //
