@@ -60,8 +60,9 @@ type kmodel struct {
 	offset bool
 	group  int  // values per (A, B): 32 or 16
 	stored bool // the sum is the stored binary16 sum of the raw activations, else Σ d8·q8
-	// roundAB: the MMQ load holds h(A), h(B) (HMUL2 of Q4_K, Q5_K, Q2_K);
-	// roundProd: the vec_dot uses h(A·d8), h(B·s8) (__hmul2(dm, ds) of Q4_1, Q5_1).
+	// roundAB: the MMQ load holds h(A), h(B) (HMUL2 of Q4_K, Q5_K, Q2_K; make_half2 of
+	// IQ1_S); roundProd: the vec_dot uses h(A·d8), h(B·s8) (__hmul2(dm, ds) of Q4_1,
+	// Q5_1, and IQ1_S on dp4a).
 	roundAB, roundProd bool
 	r                  int // roundings inside one vec_dot call on a term's path
 	adds               int // MMQ: accumulator nodes per 128-value vec_dot call
@@ -86,8 +87,8 @@ type kmodel struct {
 // q8_0 vec_dot (IQ2_XXS, IQ3_XXS: as IQ3_S) or the q8_0_16 one (IQ2_XS, IQ2_S: as
 // NVFP4). IQ1_S is an offset type, x = d1q·(a + δ) with a ∈ {0, 1, 2} the GPU grid code:
 // on MMVQ A = d1q, B = d1q·δ applied through the stored q8_1 sum (X = fma(d8, sumi,
-// δ·s8) rounds once, then fma(d1q, X, tmp): callExact), on MMQ the load holds h(d1q), h(d1q·δ) (make_half2)
-// and the q8_1 vec_dot runs as for Q4_1. IQ1_M (MMVQ only: no MMQ) is symmetric: its R
+// δ·s8) rounds once, then fma(d1q, X, tmp): callExact), on MMQ the load holds h(d1q),
+// h(d1q·δ) (make_half2) and the q8_1 vec_dot runs as for Q4_1. IQ1_M (MMVQ only: no MMQ) is symmetric: its R
 // is exact (sim/mmvq/FMA-SITES-IQ.md), so the vec_dot rounds only in tmp = fma(d, R, tmp)
 // (callExact).
 var kernelModels = map[kpath]map[quant.Type]kmodel{
