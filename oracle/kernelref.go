@@ -60,76 +60,110 @@ type kmodel struct {
 	offset bool
 	group  int  // values per (A, B): 32 or 16
 	stored bool // the sum is the stored binary16 sum of the raw activations, else Σ d8·q8
-	// roundAB: the MMQ load holds h(A), h(B) (HMUL2 of Q4_K, Q5_K, Q2_K);
-	// roundProd: the vec_dot uses h(A·d8), h(B·s8) (__hmul2(dm, ds) of Q4_1, Q5_1).
+	// roundAB: the MMQ load holds h(A), h(B) (HMUL2 of Q4_K, Q5_K, Q2_K; make_half2 of
+	// IQ1_S); roundProd: the vec_dot uses h(A·d8), h(B·s8) (__hmul2(dm, ds) of Q4_1,
+	// Q5_1, and IQ1_S on dp4a).
 	roundAB, roundProd bool
 	r                  int // roundings inside one vec_dot call on a term's path
 	adds               int // MMQ: accumulator nodes per 128-value vec_dot call
+	// trunc: the MMVQ vec_dot of IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS returns d·d8·T per
+	// 32-value call, T an integer expression of the int dots with C's truncating
+	// divisions (sumi*ls/8 and the like); the exact value applies the same truncation
+	// (loadTrunc) and the only term of the call is d·d8·T.
+	trunc bool
+	// callExact: the vec_dot forms its 32-value result exactly but for one rounding of
+	// at most u·|result| before the fused add into tmp (IQ1_S's X, IQ1_M's R on MMVQ,
+	// FMA-SITES-IQ.md), so a call's magnitude is |its exact value|, not Σ|t_p|.
+	callExact bool
 }
 
 // kernelModels: ggml d99724f2b141, vecdotq.cuh / mmq-vec-dot.cuh / mmq-load-tiles.cuh
 // as FMA-SITES.md, FMA-SITES-IQ.md (sim/mmvq) and FMA-SITES-MMQ.md, FMA-SITES-DP4A.md
 // (sim/mmq) record them; mmq_get_q8_1_ds_layout for the stored sums (DS4: Q4_0, Q4_1,
 // Q5_1, Q4_K, Q5_K; D2S6: Q2_K, sums of values 0..95 of each 128; D4 otherwise).
-// Types not listed (IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS: integer divisions in the MMVQ
-// vec_dots; IQ1_S, IQ1_M: the delta terms) use MulMatRef's bound.
+// The i-quants with integer divisions (IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS) are trunc on
+// MMVQ; on MMQ their loads hold the dequantized values exactly (x_df = d·(2ls+1)/8 and
+// the like are exact in float32, sim/mmq/iq.go), so they are symmetric there, on the
+// q8_0 vec_dot (IQ2_XXS, IQ3_XXS: as IQ3_S) or the q8_0_16 one (IQ2_XS, IQ2_S: as
+// NVFP4). IQ1_S is an offset type, x = d1q·(a + δ) with a ∈ {0, 1, 2} the GPU grid code:
+// on MMVQ A = d1q, B = d1q·δ applied through the stored q8_1 sum (X = fma(d8, sumi,
+// δ·s8) rounds once, then fma(d1q, X, tmp): callExact), on MMQ the load holds h(d1q),
+// h(d1q·δ) (make_half2) and the q8_1 vec_dot runs as for Q4_1. IQ1_M (MMVQ only: no MMQ) is symmetric: its R
+// is exact (sim/mmvq/FMA-SITES-IQ.md), so the vec_dot rounds only in tmp = fma(d, R, tmp)
+// (callExact).
 var kernelModels = map[kpath]map[quant.Type]kmodel{
 	pathMMVQ: {
-		quant.Q4_0:   {offset: true, group: 32, stored: true, r: 2},
-		quant.Q5_0:   {offset: true, group: 32, stored: true, r: 2},
-		quant.Q4_1:   {offset: true, group: 32, stored: true, roundProd: true, r: 1},
-		quant.Q5_1:   {offset: true, group: 32, stored: true, roundProd: true, r: 1},
-		quant.Q4_K:   {offset: true, group: 32, r: 4},
-		quant.Q5_K:   {offset: true, group: 32, r: 4},
-		quant.Q2_K:   {offset: true, group: 16, r: 6},
-		quant.Q8_0:   {r: 1},
-		quant.Q3_K:   {r: 4},
-		quant.Q6_K:   {r: 2},
-		quant.IQ4_NL: {r: 1},
-		quant.IQ4_XS: {r: 1},
-		quant.MXFP4:  {r: 1},
-		quant.NVFP4:  {r: 2},
-		quant.IQ3_S:  {r: 1},
-		quant.Q1_0:   {r: 1},
-		quant.Q2_0:   {r: 1},
+		quant.Q4_0:    {offset: true, group: 32, stored: true, r: 2},
+		quant.Q5_0:    {offset: true, group: 32, stored: true, r: 2},
+		quant.Q4_1:    {offset: true, group: 32, stored: true, roundProd: true, r: 1},
+		quant.Q5_1:    {offset: true, group: 32, stored: true, roundProd: true, r: 1},
+		quant.Q4_K:    {offset: true, group: 32, r: 4},
+		quant.Q5_K:    {offset: true, group: 32, r: 4},
+		quant.Q2_K:    {offset: true, group: 16, r: 6},
+		quant.Q8_0:    {r: 1},
+		quant.Q3_K:    {r: 4},
+		quant.Q6_K:    {r: 2},
+		quant.IQ4_NL:  {r: 1},
+		quant.IQ4_XS:  {r: 1},
+		quant.MXFP4:   {r: 1},
+		quant.NVFP4:   {r: 2},
+		quant.IQ3_S:   {r: 1},
+		quant.Q1_0:    {r: 1},
+		quant.Q2_0:    {r: 1},
+		quant.IQ1_M:   {callExact: true, r: 1},
+		quant.IQ1_S:   {offset: true, group: 32, stored: true, callExact: true, r: 1},
+		quant.IQ2_XXS: {trunc: true, r: 1},
+		quant.IQ2_XS:  {trunc: true, r: 1},
+		quant.IQ2_S:   {trunc: true, r: 1},
+		quant.IQ3_XXS: {trunc: true, r: 1},
 	},
 	pathMMA: {
-		quant.Q4_0:   {r: 1, adds: 4},
-		quant.Q5_0:   {r: 1, adds: 4},
-		quant.Q8_0:   {r: 1, adds: 4},
-		quant.IQ4_NL: {r: 1, adds: 4},
-		quant.IQ4_XS: {r: 1, adds: 4},
-		quant.MXFP4:  {r: 1, adds: 4},
-		quant.IQ3_S:  {r: 1, adds: 4},
-		quant.Q1_0:   {r: 1, adds: 4},
-		quant.Q2_0:   {r: 1, adds: 4},
-		quant.Q3_K:   {r: 2, adds: 4},
-		quant.NVFP4:  {r: 2, adds: 4},
-		quant.Q6_K:   {r: 4, adds: 4},
-		quant.Q4_1:   {offset: true, group: 32, stored: true, r: 1, adds: 8},
-		quant.Q5_1:   {offset: true, group: 32, stored: true, r: 1, adds: 8},
-		quant.Q4_K:   {offset: true, group: 32, stored: true, roundAB: true, r: 1, adds: 8},
-		quant.Q5_K:   {offset: true, group: 32, stored: true, roundAB: true, r: 1, adds: 8},
-		quant.Q2_K:   {offset: true, group: 16, stored: true, roundAB: true, r: 3, adds: 10},
+		quant.Q4_0:    {r: 1, adds: 4},
+		quant.Q5_0:    {r: 1, adds: 4},
+		quant.Q8_0:    {r: 1, adds: 4},
+		quant.IQ4_NL:  {r: 1, adds: 4},
+		quant.IQ4_XS:  {r: 1, adds: 4},
+		quant.MXFP4:   {r: 1, adds: 4},
+		quant.IQ3_S:   {r: 1, adds: 4},
+		quant.Q1_0:    {r: 1, adds: 4},
+		quant.Q2_0:    {r: 1, adds: 4},
+		quant.IQ2_XXS: {r: 1, adds: 4},
+		quant.IQ3_XXS: {r: 1, adds: 4},
+		quant.Q3_K:    {r: 2, adds: 4},
+		quant.NVFP4:   {r: 2, adds: 4},
+		quant.IQ2_XS:  {r: 2, adds: 4},
+		quant.IQ2_S:   {r: 2, adds: 4},
+		quant.Q6_K:    {r: 4, adds: 4},
+		quant.IQ1_S:   {offset: true, group: 32, stored: true, roundAB: true, r: 1, adds: 8},
+		quant.Q4_1:    {offset: true, group: 32, stored: true, r: 1, adds: 8},
+		quant.Q5_1:    {offset: true, group: 32, stored: true, r: 1, adds: 8},
+		quant.Q4_K:    {offset: true, group: 32, stored: true, roundAB: true, r: 1, adds: 8},
+		quant.Q5_K:    {offset: true, group: 32, stored: true, roundAB: true, r: 1, adds: 8},
+		quant.Q2_K:    {offset: true, group: 16, stored: true, roundAB: true, r: 3, adds: 10},
 	},
 	pathDP4A: {
-		quant.Q5_0:   {r: 1, adds: 4},
-		quant.Q8_0:   {r: 1, adds: 4},
-		quant.IQ4_NL: {r: 1, adds: 4},
-		quant.IQ4_XS: {r: 1, adds: 4},
-		quant.MXFP4:  {r: 1, adds: 4},
-		quant.IQ3_S:  {r: 1, adds: 4},
-		quant.Q1_0:   {r: 1, adds: 4},
-		quant.Q2_0:   {r: 1, adds: 4},
-		quant.Q3_K:   {r: 1, adds: 4},
-		quant.NVFP4:  {r: 2, adds: 4},
-		quant.Q6_K:   {r: 2, adds: 4},
-		quant.Q4_0:   {offset: true, group: 32, stored: true, r: 2, adds: 4},
-		quant.Q4_1:   {offset: true, group: 32, stored: true, roundProd: true, r: 1, adds: 4},
-		quant.Q5_1:   {offset: true, group: 32, stored: true, roundProd: true, r: 1, adds: 4},
-		quant.Q4_K:   {offset: true, group: 32, stored: true, r: 4, adds: 4},
-		quant.Q5_K:   {offset: true, group: 32, stored: true, r: 4, adds: 4},
-		quant.Q2_K:   {offset: true, group: 16, stored: true, roundAB: true, r: 7, adds: 4},
+		quant.Q5_0:    {r: 1, adds: 4},
+		quant.Q8_0:    {r: 1, adds: 4},
+		quant.IQ4_NL:  {r: 1, adds: 4},
+		quant.IQ4_XS:  {r: 1, adds: 4},
+		quant.MXFP4:   {r: 1, adds: 4},
+		quant.IQ3_S:   {r: 1, adds: 4},
+		quant.Q1_0:    {r: 1, adds: 4},
+		quant.Q2_0:    {r: 1, adds: 4},
+		quant.IQ2_XXS: {r: 1, adds: 4},
+		quant.IQ3_XXS: {r: 1, adds: 4},
+		quant.Q3_K:    {r: 1, adds: 4},
+		quant.NVFP4:   {r: 2, adds: 4},
+		quant.IQ2_XS:  {r: 2, adds: 4},
+		quant.IQ2_S:   {r: 2, adds: 4},
+		quant.Q6_K:    {r: 2, adds: 4},
+		quant.IQ1_S:   {offset: true, group: 32, stored: true, roundAB: true, roundProd: true, r: 1, adds: 4},
+		quant.Q4_0:    {offset: true, group: 32, stored: true, r: 2, adds: 4},
+		quant.Q4_1:    {offset: true, group: 32, stored: true, roundProd: true, r: 1, adds: 4},
+		quant.Q5_1:    {offset: true, group: 32, stored: true, roundProd: true, r: 1, adds: 4},
+		quant.Q4_K:    {offset: true, group: 32, stored: true, r: 4, adds: 4},
+		quant.Q5_K:    {offset: true, group: 32, stored: true, r: 4, adds: 4},
+		quant.Q2_K:    {offset: true, group: 16, stored: true, roundAB: true, r: 7, adds: 4},
 	},
 }
 
@@ -474,9 +508,19 @@ type qrow struct {
 	a      []float64
 	A, B   []float64
 	Ah, Bh []f16.Half
+	// trunc types: the signed grid codes g (x = db·g), per 32-value block the binary16
+	// d and the scale integers of the vec_dot, and its integer expression T(sumi0, sumi1)
+	// over the int dots of the block's two 16-value halves.
+	g    []float64
+	d    []float64
+	ls   [][2]int64
+	tdot func(s0, s1 int64, ls [2]int64) int64
 }
 
 func loadRow(t quant.Type, m kmodel, row []byte, x []float64, K int) (*qrow, error) {
+	if m.trunc {
+		return loadTrunc(t, row, x, K)
+	}
 	if !m.offset {
 		return &qrow{x: x}, nil
 	}
@@ -527,6 +571,12 @@ func loadRow(t quant.Type, m kmodel, row []byte, x []float64, K int) (*qrow, err
 				A = h(f16.Mul(d, f16.FromFloat32(float32(sc))))
 				B = -h(f16.Mul(dmin, f16.FromFloat32(float32(mn))))
 			}
+		case quant.IQ1_S:
+			A, B = iq1sAB(row, g)
+			Ah, Bh = f16.FromFloat32(float32(A)), f16.FromFloat32(float32(B)) // make_half2(d1q, d1q*delta)
+			if m.roundAB {
+				A, B = h(Ah), h(Bh)
+			}
 		default:
 			return nil, fmt.Errorf("oracle: internal error: no offset decomposition for %v", t)
 		}
@@ -546,10 +596,92 @@ func loadRow(t quant.Type, m kmodel, row []byte, x []float64, K int) (*qrow, err
 	return r, nil
 }
 
-// exactAB returns the unrounded scale and offset of group g of a K-quant row.
+// iq1sAB returns A = d1q and B = d1q·δ of 32-value group g of an IQ1_S row, the GPU's
+// decomposition x = A·a + B with a = grid value + 1 ∈ {0, 1, 2} (iq1s_grid_gpu) and
+// δ = -1 + IQ1S_DELTA - (qh & 0x8000)·2·IQ1S_DELTA/0x8000 (-0.875 or -1.125). Both are
+// exact in float32 (11 + 4 and 15 + 4 significant bits).
+func iq1sAB(row []byte, g int) (A, B float64) {
+	blk := quant.IQ1_SBlock(row, g/8)
+	qh := blk.Qh(g % 8)
+	d1q := float64(blk.D().ToFloat32()) * float64(((qh>>11)&0x0E)+1)
+	delta := -0.875
+	if qh&0x8000 != 0 {
+		delta = -1.125
+	}
+	return d1q, d1q * delta
+}
+
+// loadTrunc holds an IQ2_XXS, IQ2_XS, IQ2_S or IQ3_XXS row for the MMVQ vec_dots
+// (vecdotq.cuh), which return per 32-value block h(d)·d8·T with T, in C's int arithmetic
+// (division truncating toward zero, as Go's):
+//
+//	IQ2_XXS   T = sumi*ls/8, ls = 2·scale+1 (aux32>>27 | 1)
+//	IQ2_XS    T = (sumi0*ls0 + sumi1*ls1 + (sumi0+sumi1)/2)/4, ls0, ls1 the nibbles of scales[ib]
+//	IQ2_S     as IQ2_XS
+//	IQ3_XXS   T = (ls*sumi + sumi/2)/2, ls = aux32>>28
+//
+// sumi the int dot of the signed grid values with the q8_1 codes (sumi0, sumi1 over the
+// two 16-value halves). The dequantized value of value k is db·g_k with db = d·(2ls+1)/8
+// (IQ2_XXS, IQ2_XS, IQ2_S: per half) or d·(2ls+1)/4 (IQ3_XXS), exact in float32, so the
+// signed grid value is g_k = x_k/db exactly (x_k = 0 where d = 0: then every term is 0).
+func loadTrunc(t quant.Type, row []byte, x []float64, K int) (*qrow, error) {
+	nb := K / 32
+	r := &qrow{g: make([]float64, K), d: make([]float64, nb), ls: make([][2]int64, nb)}
+	h := func(v f16.Half) float64 { return float64(v.ToFloat32()) }
+	for bi := 0; bi < nb; bi++ {
+		var d float64
+		var ls [2]int64 // the vec_dot's integers
+		var db [2]float64
+		s := bi % 8
+		switch t {
+		case quant.IQ2_XXS:
+			blk := quant.IQ2_XXSBlock(row, bi/8)
+			aux32 := uint32(blk.Qs(4*s+2)) | uint32(blk.Qs(4*s+3))<<16
+			d = h(blk.D())
+			ls[0] = int64(aux32>>27 | 1)
+			ls[1] = ls[0]
+			db[0] = d * float64(ls[0]) / 8
+			db[1] = db[0]
+			r.tdot = func(s0, s1 int64, ls [2]int64) int64 { return (s0 + s1) * ls[0] / 8 }
+		case quant.IQ2_XS, quant.IQ2_S:
+			var sc byte
+			if t == quant.IQ2_XS {
+				blk := quant.IQ2_XSBlock(row, bi/8)
+				d, sc = h(blk.D()), blk.Scales()[s]
+			} else {
+				blk := quant.IQ2_SBlock(row, bi/8)
+				d, sc = h(blk.D()), blk.Scales()[s]
+			}
+			ls = [2]int64{int64(sc & 0x0F), int64(sc >> 4)}
+			db = [2]float64{d * float64(2*ls[0]+1) / 8, d * float64(2*ls[1]+1) / 8}
+			r.tdot = func(s0, s1 int64, ls [2]int64) int64 { return (s0*ls[0] + s1*ls[1] + (s0+s1)/2) / 4 }
+		case quant.IQ3_XXS:
+			blk := quant.IQ3_XXSBlock(row, bi/8)
+			d = h(blk.D())
+			ls[0] = int64(blk.ScalesAndSigns(s) >> 28)
+			ls[1] = ls[0]
+			db[0] = d * float64(2*ls[0]+1) / 4
+			db[1] = db[0]
+			r.tdot = func(s0, s1 int64, ls [2]int64) int64 { s := s0 + s1; return (ls[0]*s + s/2) / 2 }
+		default:
+			return nil, fmt.Errorf("oracle: internal error: no truncating vec_dot for %v", t)
+		}
+		r.d[bi], r.ls[bi] = d, ls
+		for k := 32 * bi; k < 32*bi+32; k++ {
+			if b := db[(k%32)/16]; b != 0 {
+				r.g[k] = math.Round(x[k] / b)
+			}
+		}
+	}
+	return r, nil
+}
+
+// exactAB returns the unrounded scale and offset of group g of a K-quant or IQ1_S row.
 func exactAB(t quant.Type, row []byte, g int) (A, B float64) {
 	h := func(v f16.Half) float64 { return float64(v.ToFloat32()) }
 	switch t {
+	case quant.IQ1_S:
+		return iq1sAB(row, g)
 	case quant.Q4_K:
 		sb := quant.Q4_KBlock(row, g/8)
 		d, dmin := sb.DM()
@@ -601,6 +733,11 @@ func (ref *Reference) kernelBound(t quant.Type, p kpath, a []byte, K, N int, b [
 		for j := 0; j < M; j++ {
 			c := cols[j]
 			blockTerms(m, w, c, K, piece, E, Mg)
+			if m.callExact {
+				for bi, e := range E {
+					Mg[bi] = math.Abs(e)
+				}
+			}
 			var center, mags float64
 			for bi := range E {
 				center += E[bi]
@@ -624,6 +761,17 @@ func (ref *Reference) kernelBound(t quant.Type, p kpath, a []byte, K, N int, b [
 func blockTerms(m kmodel, w *qrow, c *qcol, K, piece int, E, Mg []float64) {
 	for bi := range E {
 		E[bi], Mg[bi] = 0, 0
+	}
+	if m.trunc { // one term per 32-value call: h(d)·d8·T (the product h(d)·d8 is exact)
+		for bi := range E {
+			var s [2]int64
+			for k := 32 * bi; k < 32*bi+32; k++ {
+				s[(k%32)/16] += int64(w.g[k]) * int64(c.q[k])
+			}
+			e := w.d[bi] * c.d[32*bi] * float64(w.tdot(s[0], s[1], w.ls[bi]))
+			E[bi], Mg[bi] = e, math.Abs(e)
+		}
+		return
 	}
 	if !m.offset {
 		for k0 := 0; k0 < K; k0 += piece {

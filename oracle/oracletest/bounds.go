@@ -47,10 +47,12 @@ func (o *StudyOptions) defaults() {
 	}
 }
 
-// BoundTypes are the types whose kernel bound oracle.MulMatRefOn models on every path.
+// BoundTypes are the types whose kernel bound oracle.MulMatRefOn models on every path
+// ggml runs them on (IQ1_M has MMVQ only: no MMQ).
 func BoundTypes() []quant.Type {
 	return []quant.Type{quant.Q4_0, quant.Q4_1, quant.Q5_0, quant.Q5_1, quant.Q8_0, quant.Q2_K, quant.Q3_K,
-		quant.Q4_K, quant.Q5_K, quant.Q6_K, quant.IQ4_NL, quant.IQ4_XS, quant.MXFP4, quant.NVFP4, quant.IQ3_S}
+		quant.Q4_K, quant.Q5_K, quant.Q6_K, quant.IQ4_NL, quant.IQ4_XS, quant.MXFP4, quant.NVFP4, quant.IQ3_S,
+		quant.IQ2_XXS, quant.IQ2_XS, quant.IQ2_S, quant.IQ3_XXS, quant.IQ1_S, quant.IQ1_M}
 }
 
 // studyShape is one shape class of the study.
