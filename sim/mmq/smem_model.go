@@ -1,0 +1,376 @@
+package mmq
+
+import "github.com/ggsim/ggsim/quant"
+
+// Per-type shared-memory models of mul_mat_q for CheckSharedMemory (smem.go): one
+// thread's load_tiles stores and one thread's vec_dot loads, with the index arithmetic
+// of mmq-load-tiles.cuh and mmq-vec-dot.cuh (ggml d99724f2b141; the NVIDIA branches:
+// TURING_MMA_AVAILABLE for the MMA path, the #else branches for dp4a). File:line
+// references are to those files. The values name what the kernel stores, derived from
+// the block format (which 4 of the 256 values of the iteration a word holds), so a store
+// to the wrong place or a load from it shows as a wrong word.
+
+// smemKernel is one type's model on one path.
+type smemKernel struct {
+	load func(b *smemBlock, tid, tx, ty int)
+	dot  func(b *smemBlock, tid, tx, ty, k00 int)
+}
+
+var (
+	smemKernelsMMA  = map[quant.Type]*smemKernel{}
+	smemKernelsDP4A = map[quant.Type]*smemKernel{}
+)
+
+func init() {
+	// int8-MMA path: ggml_cuda_mmq_get_util_funcs' second switch (mmq.cuh:690-840).
+	// Q8_0-type vec_dot: ggml_cuda_mmq_vec_dot_q8_0_q8_1_mma; Q8_1-type:
+	// ggml_cuda_mmq_vec_dot_q8_1_q8_1_mma. Their NVIDIA branches load A, the x scale
+	// and B, the y scale at the same indices (mmq-vec-dot.cuh:202-277, 365-440).
+	for _, t := range []quant.Type{quant.Q4_0, quant.Q4_1, quant.Q5_0, quant.Q5_1, quant.IQ4_NL, quant.MXFP4} {
+		smemKernelsMMA[t] = &smemKernel{load: smemLoadLegacyMMA, dot: smemDotMMA}
+	}
+	smemKernelsMMA[quant.Q8_0] = &smemKernel{load: smemLoadQ8_0MMA, dot: smemDotMMA}
+	smemKernelsMMA[quant.Q4_K] = &smemKernel{load: smemLoadQ45_KMMA, dot: smemDotMMA}
+	smemKernelsMMA[quant.Q5_K] = &smemKernel{load: smemLoadQ45_KMMA, dot: smemDotMMA}
+	smemKernelsMMA[quant.IQ4_XS] = &smemKernel{load: smemLoadIQ4_XSMMA, dot: smemDotMMA}
+
+	// dp4a path: the first switch (mmq.cuh:539-688).
+	smemKernelsDP4A[quant.Q4_0] = &smemKernel{load: smemLoadQ4DP4A, dot: smemDotQ4DP4A}
+	smemKernelsDP4A[quant.Q4_1] = &smemKernel{load: smemLoadQ4DP4A, dot: smemDotQ4DP4A}
+	for _, t := range []quant.Type{quant.Q5_0, quant.Q5_1, quant.IQ4_NL, quant.MXFP4} {
+		smemKernelsDP4A[t] = &smemKernel{load: smemLoadLegacy8DP4A, dot: smemDotQ8DP4A}
+	}
+	smemKernelsDP4A[quant.Q8_0] = &smemKernel{load: smemLoadQ8_0DP4A, dot: smemDotQ8DP4A}
+	smemKernelsDP4A[quant.IQ4_XS] = &smemKernel{load: smemLoadIQ4_XSDP4A, dot: smemDotQ8DP4A}
+}
+
+// xStride is the store's x row stride with the test-only injected bug.
+func (b *smemBlock) xStride(s int) int {
+	if b.inj == injXRowStride {
+		return s - 1
+	}
+	return s
+}
+
+func (b *smemBlock) scStride(s int) int {
+	if b.inj == injScaleRowStride {
+		return s + 1
+	}
+	return s
+}
+
+// smemLoadLegacyMMA: ggml_cuda_mmq_load_tiles_q4_0 / q4_1 / q5_0 / q5_1 / iq4_nl / mxfp4,
+// MMA branch. threads_per_row = MMQ_ITER_K/(4*QR) = 32, so nrows = 1, i = i0 +
+// threadIdx.y; kbx = txi/QI, kqsx = txi%QI (QI = 4): x_qs[i*sram_stride +
+// kbx*(2*QI) + kqsx] (low nibbles: values 32*kbx + 4*kqsx..) and + QI (high nibbles:
+// values 32*kbx + 16 + 4*kqsx..) (q4_0 :213-214, q4_1 :276-277, q5_0 :355-356, q5_1
+// :433-434, iq4_nl :1524-1525, mxfp4 :1593-1594). Scales: blocks_per_tile_x_row = 8,
+// rows_per_warp = 4, kbxd = threadIdx.x%8, i = i0 + threadIdx.y*4 + threadIdx.x/8:
+// x_df/x_dm[i*sram_stride + kbxd] with x_df = x_qs + 2*MMQ_TILE_NE_K (:235, :298, :378,
+// :456, :1547, :1616).
+func smemLoadLegacyMMA(b *smemBlock, tid, tx, ty int) {
+	const site = "load_tiles (legacy, MMA) x_qs (mmq-load-tiles.cuh:213 etc.)"
+	const siteD = "load_tiles (legacy, MMA) x_df/x_dm (mmq-load-tiles.cuh:235 etc.)"
+	kbx, kqsx := tx/4, tx%4
+	for i0 := 0; i0 < b.I; i0 += b.nw {
+		r := b.row(i0 + ty)
+		base := b.xLo + r*b.xStride(b.stride)
+		b.c.store(tid, base+kbx*8+kqsx, b.xq(r, (32*kbx+4*kqsx)/4), site)
+		b.c.store(tid, base+kbx*8+kqsx+4, b.xq(r, (32*kbx+16+4*kqsx)/4), site)
+	}
+	kbxd := tx % 8
+	for i0 := 0; i0 < b.I; i0 += b.nw * 4 {
+		r := b.row(i0 + ty*4 + tx/8)
+		b.c.store(tid, b.xLo+r*b.scStride(b.stride)+2*smemTileNeK+kbxd, b.xd(r, kbxd), siteD)
+	}
+}
+
+// smemLoadQ8_0MMA: ggml_cuda_mmq_load_tiles_q8_0, MMA branch: threads_per_row = 32,
+// i = i0 + threadIdx.y, kbx = txi/8, kqsx = txi%8: x_qs[i*sram_stride + txi] = int kqsx
+// of block kbx, x_qs[i*sram_stride + MMQ_TILE_NE_K + txi] = int kqsx of block kbx+4
+// (:497-498); x_df[i*sram_stride + kbxd], blocks_per_tile_x_row = 2*MMQ_TILE_NE_K/QI8_0
+// = 8, rows_per_warp = 4 (:520).
+func smemLoadQ8_0MMA(b *smemBlock, tid, tx, ty int) {
+	const site = "ggml_cuda_mmq_load_tiles_q8_0 x_qs (mmq-load-tiles.cuh:497-498)"
+	const siteD = "ggml_cuda_mmq_load_tiles_q8_0 x_df (mmq-load-tiles.cuh:520)"
+	kbx, kqsx := tx/8, tx%8
+	for i0 := 0; i0 < b.I; i0 += b.nw {
+		r := b.row(i0 + ty)
+		base := b.xLo + r*b.xStride(b.stride)
+		b.c.store(tid, base+tx, b.xq(r, (32*kbx+4*kqsx)/4), site)
+		b.c.store(tid, base+smemTileNeK+tx, b.xq(r, (32*(kbx+4)+4*kqsx)/4), site)
+	}
+	kbxd := tx % 8
+	for i0 := 0; i0 < b.I; i0 += b.nw * 4 {
+		r := b.row(i0 + ty*4 + tx/8)
+		b.c.store(tid, b.xLo+r*b.scStride(b.stride)+2*smemTileNeK+kbxd, b.xd(r, kbxd), siteD)
+	}
+}
+
+// smemLoadQ45_KMMA: ggml_cuda_mmq_load_tiles_q4_K / q5_K, MMA branch. qs: i = i0 +
+// threadIdx.y, txi = threadIdx.x: int txi of qs holds values 64*(txi/8) + 4*(txi%8)..
+// (low nibbles) and 32 more (high); Q4_K stores them at 16*(txi/8) + txi%8 (+8)
+// (:736-737), Q5_K at kq0 = ky - ky%16 + txi%8, kq1 = kq0 + QI5_K/4 with ky = 2*txi
+// (:858-859, the same words). Scales: rows_per_warp = 16, i = (i0 + threadIdx.y*16 +
+// threadIdx.x/2) % I, ksc = threadIdx.x%2: x_dm[i*sram_stride + 4*ksc + l], l < 4, the
+// sub-block 4*ksc + l (:776, :899).
+func smemLoadQ45_KMMA(b *smemBlock, tid, tx, ty int) {
+	const site = "ggml_cuda_mmq_load_tiles_q4_K/q5_K x_qs (mmq-load-tiles.cuh:736-737, 858-859)"
+	const siteD = "ggml_cuda_mmq_load_tiles_q4_K/q5_K x_dm (mmq-load-tiles.cuh:776, 899)"
+	for i0 := 0; i0 < b.I; i0 += b.nw {
+		r := b.row(i0 + ty)
+		base := b.xLo + r*b.xStride(b.stride)
+		ky := 2 * tx
+		kq0 := ky - ky%16 + tx%8
+		b.c.store(tid, base+kq0, b.xq(r, (64*(tx/8)+4*(tx%8))/4), site)
+		b.c.store(tid, base+kq0+8, b.xq(r, (64*(tx/8)+32+4*(tx%8))/4), site)
+	}
+	ksc := tx % 2
+	for i0 := 0; i0 < b.I; i0 += b.nw * 16 {
+		r := b.row((i0 + ty*16 + tx/2) % b.I)
+		for l := 0; l < 4; l++ {
+			b.c.store(tid, b.xLo+r*b.scStride(b.stride)+2*smemTileNeK+4*ksc+l, b.xd(r, 4*ksc+l), siteD)
+		}
+	}
+}
+
+// smemLoadIQ4_XSMMA: ggml_cuda_mmq_load_tiles_iq4_xs, MMA branch: kqsx = threadIdx.x,
+// i = i0 + threadIdx.y; int kqsx of qs holds values 32*(kqsx/4) + 4*(kqsx%4).. (low)
+// and 16 more (high), stored at k0 = 8*(kqsx/4) + kqsx%4 and k0 + 4 (:1455-1456).
+// Scales: rows_per_warp = 4, i = i0 + threadIdx.y*4 + threadIdx.x/8:
+// x_df[i*sram_stride + threadIdx.x%8] (:1480).
+func smemLoadIQ4_XSMMA(b *smemBlock, tid, tx, ty int) {
+	const site = "ggml_cuda_mmq_load_tiles_iq4_xs x_qs (mmq-load-tiles.cuh:1455-1456)"
+	const siteD = "ggml_cuda_mmq_load_tiles_iq4_xs x_df (mmq-load-tiles.cuh:1480)"
+	for i0 := 0; i0 < b.I; i0 += b.nw {
+		r := b.row(i0 + ty)
+		base := b.xLo + r*b.xStride(b.stride)
+		k0 := 8*(tx/4) + tx%4
+		b.c.store(tid, base+k0, b.xq(r, (32*(tx/4)+4*(tx%4))/4), site)
+		b.c.store(tid, base+k0+4, b.xq(r, (32*(tx/4)+16+4*(tx%4))/4), site)
+	}
+	for i0 := 0; i0 < b.I; i0 += b.nw * 4 {
+		r := b.row(i0 + ty*4 + tx/8)
+		b.c.store(tid, b.xLo+r*b.scStride(b.stride)+2*smemTileNeK+tx%8, b.xd(r, tx%8), siteD)
+	}
+}
+
+// smemDotMMA: ggml_cuda_mmq_vec_dot_q8_0_q8_1_mma and _q8_1_q8_1_mma, NVIDIA branch
+// (mmq-vec-dot.cuh:202-277 and 365-440): y += (threadIdx.y%ntx)*(tile_C::J*MMQ_TILE_Y_K),
+// y_qs = y + 4, y_df/y_ds = y; i0 = (threadIdx.y/ntx)*rows_per_warp. Per n < ntx and
+// k01 (steps of 8): load_ldmatrix(A, x_qs + (i0 + n*16)*sram_stride + k0, sram_stride);
+// per l < 2: x_df/x_dm[i*sram_stride + k0/8] with i = i0 + n*16 + tile_C::get_i(2*l).
+// Per j0 (steps of ntx*8) and k01: load_generic(B, y_qs + j0*MMQ_TILE_Y_K + k01,
+// MMQ_TILE_Y_K) and, per l < 2, y_df[j*MMQ_TILE_Y_K + k01/8] with j = j0 +
+// tile_C::get_j(l).
+func smemDotMMA(b *smemBlock, tid, tx, ty, k00 int) {
+	const siteA = "vec_dot_q8_x_q8_1_mma load_ldmatrix(A, x_qs + ...) (mmq-vec-dot.cuh:230, 392)"
+	const siteDA = "vec_dot_q8_x_q8_1_mma x_df/x_dm[i*sram_stride + k0/QI8_x] (mmq-vec-dot.cuh:240, 402)"
+	const siteB = "vec_dot_q8_x_q8_1_mma load_generic(B, y_qs + j0*MMQ_TILE_Y_K + k01) (mmq-vec-dot.cuh:252, 414)"
+	const siteDB = "vec_dot_q8_x_q8_1_mma y_df/y_ds[j*MMQ_TILE_Y_K + k01/QI8_1] (mmq-vec-dot.cuh:259-261, 420)"
+	c := b.c
+	y := b.yLo + (ty%b.ntx)*(8*smemTileYK)
+	yqs := y + 4
+	if b.inj == injTileYOffset {
+		yqs = y + 3
+	}
+	col0 := (ty % b.ntx) * 8 // the tile column of this warp's y
+	i0 := (ty / b.ntx) * b.rowsPerWarp
+	for n := 0; n < b.ntx; n++ {
+		R := i0 + n*16
+		for k01 := 0; k01 < smemTileNeK; k01 += 8 {
+			k0 := k00 + k01
+			b.ldmatrixA(tid, tx, b.xLo+R*b.stride+k0, b.stride, R, k0, siteA)
+		}
+		for l := 0; l < 2; l++ {
+			i := R + cGetI(tx, 2*l)
+			for k01 := 0; k01 < smemTileNeK; k01 += 8 {
+				k0 := k00 + k01
+				c.load(tid, b.xLo+i*b.stride+2*smemTileNeK+k0/8, b.xd(i, k0/8), b.live(i), siteDA)
+			}
+		}
+	}
+	for j0 := 0; j0 < b.J; j0 += b.ntx * 8 {
+		for k01 := 0; k01 < smemTileNeK; k01 += 8 {
+			// tile<8, 8, int>: get_i(l) = threadIdx.x/4, get_j(l) = 4*l + threadIdx.x%4 (mma.cuh:224-260).
+			for l := 0; l < 2; l++ {
+				gi, gj := tx/4, 4*l+tx%4
+				c.load(tid, yqs+j0*smemTileYK+k01+gi*smemTileYK+gj, b.yv(col0+j0+gi, 4+k01+gj), true, siteB)
+			}
+			for l := 0; l < 2; l++ {
+				j := j0 + cGetJ(tx, l)
+				c.load(tid, y+j*smemTileYK+k01/8, b.yv(col0+j, k01/8), true, siteDB)
+			}
+		}
+	}
+}
+
+// ldmatrixA is load_ldmatrix of a tile<16, 8, int> (mma.cuh:830-845, TURING_MMA_AVAILABLE):
+// lane tx gives the row address xs0 + (tx%16)*stride + (tx/16)*4 of ldmatrix.x4, which
+// reads 16 bytes there: row R + tx%16, columns K + 4*(tx/16) .. +3 of the tile.
+func (b *smemBlock) ldmatrixA(tid, tx, xs0, stride, R, K int, site string) {
+	a := xs0 + (tx%16)*stride + (tx/16)*4
+	if a%4 != 0 {
+		b.c.report(SmemMisaligned, a, tid, -1, site)
+	}
+	r := R + tx%16
+	for e := 0; e < 4; e++ {
+		b.c.load(tid, a+e, b.xq(r, K+4*(tx/16)+e), b.live(r), site)
+	}
+}
+
+// dp4a tile_x sizes (mmq_get_dp4a_tile_x_sizes, mmq.cuh:375-411): the qs part is
+// I*(MMQ_TILE_NE_K+1) for Q4_0/Q4_1 (raw ints), I*(2*MMQ_TILE_NE_K+1) otherwise; the
+// scale rows follow at x_qs + txs.qs.
+func (b *smemBlock) dp4aQS(raw bool) int {
+	if raw {
+		return b.I*smemTileNeK + b.I
+	}
+	return b.I*2*smemTileNeK + b.I
+}
+
+// smemLoadQ4DP4A: ggml_cuda_mmq_load_tiles_q4_0 / q4_1, #else branch: x_qs[i*(MMQ_TILE_NE_K
+// + 1) + txi] = raw int txi (block txi/4, int txi%4) (:216, :279); x_df/x_dm[i*(MMQ_TILE_NE_K/4)
+// + i/4 + kbxd] at x_qs + txs.qs (:237, :300).
+func smemLoadQ4DP4A(b *smemBlock, tid, tx, ty int) {
+	const site = "load_tiles q4_0/q4_1 (dp4a) x_qs (mmq-load-tiles.cuh:216, 279)"
+	const siteD = "load_tiles q4_0/q4_1 (dp4a) x_df/x_dm (mmq-load-tiles.cuh:237, 300)"
+	for i0 := 0; i0 < b.I; i0 += b.nw {
+		r := b.row(i0 + ty)
+		b.c.store(tid, b.xLo+r*b.xStride(smemTileNeK+1)+tx, b.xraw(r, 4*(tx/4)+tx%4), site)
+	}
+	kbxd := tx % 8
+	df := b.xLo + b.dp4aQS(true)
+	for i0 := 0; i0 < b.I; i0 += b.nw * 4 {
+		r := b.row(i0 + ty*4 + tx/8)
+		b.c.store(tid, df+r*b.scStride(8)+r/4+kbxd, b.xd(r, kbxd), siteD)
+	}
+}
+
+// smemLoadLegacy8DP4A: ggml_cuda_mmq_load_tiles_q5_0 / q5_1 / iq4_nl / mxfp4, #else
+// branch: x_qs[i*(2*MMQ_TILE_NE_K + 1) + kbx*8 + kqsx] and + 4 (:358-359, :436-437,
+// :1527-1528, :1596-1597); scales x_df/x_dm[i*(MMQ_TILE_NE_K/4) + i/4 + kbxd] at
+// x_qs + txs.qs (:380, :458, :1549, :1618).
+func smemLoadLegacy8DP4A(b *smemBlock, tid, tx, ty int) {
+	const site = "load_tiles (legacy, dp4a) x_qs (mmq-load-tiles.cuh:358 etc.)"
+	const siteD = "load_tiles (legacy, dp4a) x_df/x_dm (mmq-load-tiles.cuh:380 etc.)"
+	kbx, kqsx := tx/4, tx%4
+	for i0 := 0; i0 < b.I; i0 += b.nw {
+		r := b.row(i0 + ty)
+		base := b.xLo + r*b.xStride(2*smemTileNeK+1)
+		b.c.store(tid, base+kbx*8+kqsx, b.xq(r, (32*kbx+4*kqsx)/4), site)
+		b.c.store(tid, base+kbx*8+kqsx+4, b.xq(r, (32*kbx+16+4*kqsx)/4), site)
+	}
+	kbxd := tx % 8
+	df := b.xLo + b.dp4aQS(false)
+	for i0 := 0; i0 < b.I; i0 += b.nw * 4 {
+		r := b.row(i0 + ty*4 + tx/8)
+		b.c.store(tid, df+r*b.scStride(8)+r/4+kbxd, b.xd(r, kbxd), siteD)
+	}
+}
+
+// smemLoadQ8_0DP4A: ggml_cuda_mmq_load_tiles_q8_0, #else branch: x_qs[i*(2*MMQ_TILE_NE_K
+// + 1) + txi] and + MMQ_TILE_NE_K (:500-501); x_df[i*(2*MMQ_TILE_NE_K/QI8_0) +
+// i/(QI8_0/2) + kbxd] (:522).
+func smemLoadQ8_0DP4A(b *smemBlock, tid, tx, ty int) {
+	const site = "ggml_cuda_mmq_load_tiles_q8_0 (dp4a) x_qs (mmq-load-tiles.cuh:500-501)"
+	const siteD = "ggml_cuda_mmq_load_tiles_q8_0 (dp4a) x_df (mmq-load-tiles.cuh:522)"
+	kbx, kqsx := tx/8, tx%8
+	for i0 := 0; i0 < b.I; i0 += b.nw {
+		r := b.row(i0 + ty)
+		base := b.xLo + r*b.xStride(2*smemTileNeK+1)
+		b.c.store(tid, base+tx, b.xq(r, (32*kbx+4*kqsx)/4), site)
+		b.c.store(tid, base+smemTileNeK+tx, b.xq(r, (32*(kbx+4)+4*kqsx)/4), site)
+	}
+	kbxd := tx % 8
+	df := b.xLo + b.dp4aQS(false)
+	for i0 := 0; i0 < b.I; i0 += b.nw * 4 {
+		r := b.row(i0 + ty*4 + tx/8)
+		b.c.store(tid, df+r*b.scStride(2*smemTileNeK/quant.QI8_0)+r/(quant.QI8_0/2)+kbxd, b.xd(r, kbxd), siteD)
+	}
+}
+
+// smemLoadIQ4_XSDP4A: ggml_cuda_mmq_load_tiles_iq4_xs, #else branch (:1458-1459, :1482).
+func smemLoadIQ4_XSDP4A(b *smemBlock, tid, tx, ty int) {
+	const site = "ggml_cuda_mmq_load_tiles_iq4_xs (dp4a) x_qs (mmq-load-tiles.cuh:1458-1459)"
+	const siteD = "ggml_cuda_mmq_load_tiles_iq4_xs (dp4a) x_df (mmq-load-tiles.cuh:1482)"
+	for i0 := 0; i0 < b.I; i0 += b.nw {
+		r := b.row(i0 + ty)
+		base := b.xLo + r*b.xStride(2*smemTileNeK+1)
+		k0 := 8*(tx/4) + tx%4
+		b.c.store(tid, base+k0, b.xq(r, (32*(tx/4)+4*(tx%4))/4), site)
+		b.c.store(tid, base+k0+4, b.xq(r, (32*(tx/4)+16+4*(tx%4))/4), site)
+	}
+	df := b.xLo + b.dp4aQS(false)
+	for i0 := 0; i0 < b.I; i0 += b.nw * 4 {
+		r := b.row(i0 + ty*4 + tx/8)
+		b.c.store(tid, df+r*b.scStride(8)+r/4+tx%8, b.xd(r, tx%8), siteD)
+	}
+}
+
+// smemDotQ4DP4A: ggml_cuda_mmq_vec_dot_q4_0_q8_1_dp4a / _q4_1_ (mmq-vec-dot.cuh:10-57,
+// 60-107): k01 in steps of QR4_0*VDR_Q4_0_Q8_1_MMQ = 8, j = j0 + threadIdx.y (steps of
+// nwarps), i = i0 + threadIdx.x (steps of 32); kyqs = QI8_1*((k01/2)/(QI8_1/2)) +
+// (k01/2)%(QI8_1/2); the four ints y_qs[j*MMQ_TILE_Y_K + kyqs ..] and + QI4_0
+// (ggml_cuda_memcpy_1<16>), the impl's VDR = 4 ints &x_qs[i*(MMQ_TILE_NE_K + 1) +
+// k0/QR4_0], x_df/x_dm[i*(MMQ_TILE_NE_K/QI4_0) + i/QI4_0 + k0/(QR4_0*QI4_0)],
+// y_ds[j*MMQ_TILE_Y_K + k01/QI8_1]; y_qs = y + 4.
+func smemDotQ4DP4A(b *smemBlock, tid, tx, ty, k00 int) {
+	const site = "vec_dot_q4_0/q4_1_q8_1_dp4a (mmq-vec-dot.cuh:37-54, 87-104)"
+	c := b.c
+	yqs := b.yLo + 4
+	if b.inj == injTileYOffset {
+		yqs = b.yLo + 3
+	}
+	df := b.xLo + b.dp4aQS(true)
+	for k01 := 0; k01 < smemTileNeK; k01 += 8 {
+		k0 := k00 + k01
+		for j0 := 0; j0 < b.J; j0 += b.nw {
+			j := j0 + ty
+			for i0 := 0; i0 < b.I; i0 += 32 {
+				i := i0 + tx
+				kyqs := 8*((k01/2)/4) + (k01/2)%4
+				blk := k01 / 8 // the 32-value block of the half
+				for l := 0; l < 4; l++ {
+					c.load(tid, yqs+j*smemTileYK+kyqs+l, b.yv(j, 4+8*blk+l), true, site)
+					c.load(tid, yqs+j*smemTileYK+kyqs+4+l, b.yv(j, 4+8*blk+4+l), true, site)
+				}
+				for l := 0; l < 4; l++ {
+					c.load(tid, b.xLo+i*(smemTileNeK+1)+k0/2+l, b.xraw(i, 4*(k0/8)+l), b.live(i), site)
+				}
+				c.load(tid, df+i*8+i/4+k0/8, b.xd(i, k0/8), b.live(i), site)
+				c.load(tid, b.yLo+j*smemTileYK+k01/8, b.yv(j, blk), true, site)
+			}
+		}
+	}
+}
+
+// smemDotQ8DP4A: ggml_cuda_mmq_vec_dot_q8_0_q8_1_dp4a (mmq-vec-dot.cuh:110-140) and
+// _q8_1_q8_1_dp4a (:283-313): k01 in steps of 8, the impl's 8 ints
+// &x_qs[i*(2*MMQ_TILE_NE_K + 1) + k0] and &y_qs[j*MMQ_TILE_Y_K + k0%MMQ_TILE_NE_K],
+// x_df[i*(2*MMQ_TILE_NE_K/QI8_0) + i/(QI8_0/2) + k0/QI8_0] (x_dm[i*(MMQ_TILE_NE_K/QI5_1)
+// + i/QI5_1 + k0/QI8_1], the same word), y_df[j*MMQ_TILE_Y_K + (k0/QI8_1)%4].
+func smemDotQ8DP4A(b *smemBlock, tid, tx, ty, k00 int) {
+	const site = "vec_dot_q8_0/q8_1_q8_1_dp4a (mmq-vec-dot.cuh:133-136, 306-309)"
+	c := b.c
+	yqs := b.yLo + 4
+	if b.inj == injTileYOffset {
+		yqs = b.yLo + 3
+	}
+	df := b.xLo + b.dp4aQS(false)
+	for k01 := 0; k01 < smemTileNeK; k01 += 8 {
+		k0 := k00 + k01
+		for j0 := 0; j0 < b.J; j0 += b.nw {
+			j := j0 + ty
+			for i0 := 0; i0 < b.I; i0 += 32 {
+				i := i0 + tx
+				for l := 0; l < 8; l++ {
+					c.load(tid, b.xLo+i*(2*smemTileNeK+1)+k0+l, b.xq(i, k0+l), b.live(i), site)
+					c.load(tid, yqs+j*smemTileYK+k0%smemTileNeK+l, b.yv(j, 4+k01+l), true, site)
+				}
+				c.load(tid, df+i*8+i/4+k0/8, b.xd(i, k0/8), b.live(i), site)
+				c.load(tid, b.yLo+j*smemTileYK+(k0/8)%4, b.yv(j, k01/8), true, site)
+			}
+		}
+	}
+}
