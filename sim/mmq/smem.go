@@ -162,14 +162,14 @@ type SmemOptions struct {
 type smemInjection int
 
 const (
-	injNone          smemInjection = iota
-	injXRowStride                  // load_tiles stores with row stride sram_stride-1
-	injNoBarrier                   // the __syncthreads after the first vec_dot is missing
-	injTileYOffset                 // the vec_dot reads y_qs at y+3 instead of y+4
-	injYCopyShort                  // the tile_y copy stops one nthreads step early
-	injTileXPastEnd                // tile_x placed 16 words later (ends past the allocation)
-	injIDsNoBarrier                // MUL_MAT_ID: no __syncthreads before rewriting ids_dst_shared
-	injScaleRowStride              // the scale store uses row stride+1
+	injNone           smemInjection = iota
+	injXRowStride                   // load_tiles stores with row stride sram_stride-1
+	injNoBarrier                    // the __syncthreads after the first vec_dot is missing
+	injTileYOffset                  // the vec_dot reads y_qs at y+3 instead of y+4
+	injYCopyShort                   // the tile_y copy stops one nthreads step early
+	injTileXPastEnd                 // tile_x placed 16 words later (ends past the allocation)
+	injIDsNoBarrier                 // MUL_MAT_ID: no __syncthreads before rewriting ids_dst_shared
+	injScaleRowStride               // the scale store uses row stride+1
 )
 
 // SmemTypes returns the types CheckSharedMemory models on the dp4a (dp4a true) or
