@@ -118,7 +118,8 @@ type SmemReport struct {
 	Path       string // "int8-MMA" or "dp4a"
 	Words      int    // the dynamic allocation in 32-bit words (mmq_get_nbytes_shared/4)
 	Blocks     int    // CUDA blocks replayed
-	AllBlocks  bool   // every block of the launch was replayed (else a sample)
+	AllBlocks  bool   // every block with work was replayed (else a sample)
+	Sampled    bool   // some tiles of a block or iterations of a tile were not replayed
 	Segments   int    // tile segments replayed
 	Iterations int    // K iterations replayed
 	Loads      int64
@@ -149,12 +150,14 @@ func (r *SmemReport) Err() error {
 
 // SmemOptions bound the replay: at most MaxBlocks CUDA blocks (0: 8; the first, the
 // last and those that touch the last row tile, the last column tile and the fixup
-// buffer come first) and at most MaxIters K iterations per segment (0: 2; the first
-// and the last).
+// buffer come first), at most MaxSegments tiles per block (0: 4; the first ones and
+// the last) and at most MaxIters K iterations per segment (0: 2; the first and the
+// last).
 type SmemOptions struct {
-	MaxBlocks int
-	MaxIters  int
-	inject    smemInjection
+	MaxBlocks   int
+	MaxSegments int
+	MaxIters    int
+	inject      smemInjection
 }
 
 // smemInjection is a test-only switch that plants a bug in the model (smem_test.go
@@ -209,6 +212,9 @@ func CheckSharedMemory(p *Plan, t quant.Type, opt SmemOptions) (*SmemReport, err
 	if opt.MaxIters <= 0 {
 		opt.MaxIters = 2
 	}
+	if opt.MaxSegments <= 0 {
+		opt.MaxSegments = 4
+	}
 	b := &smemBlock{
 		k: k, I: cfg.I, J: cfg.J, nw: p.Launch.NWarps, nthreads: cfg.NThreads, stride: cfg.SRAM.Stride(),
 		dp4a: p.DP4A, fallback: cfg.Fallback, inj: opt.inject,
@@ -243,7 +249,7 @@ func CheckSharedMemory(p *Plan, t quant.Type, opt SmemOptions) (*SmemReport, err
 	for _, bi := range blocks {
 		blk := &p.Part.Blocks[bi]
 		rep.Blocks++
-		b.runBlock(blk, opt.MaxIters, rep)
+		b.runBlock(blk, opt.MaxSegments, opt.MaxIters, rep)
 	}
 	c := b.c
 	rep.Loads, rep.Stores, rep.DeadUnwritten = c.loads, c.stores, c.deadUnwritten
@@ -500,7 +506,7 @@ func (b *smemBlock) threads(f func(tid, tx, ty int)) {
 }
 
 // runBlock replays one CUDA block of mul_mat_q (mmq.cuh:946-1230).
-func (b *smemBlock) runBlock(blk *streamk.Block, maxIters int, rep *SmemReport) {
+func (b *smemBlock) runBlock(blk *streamk.Block, maxSegs, maxIters int, rep *SmemReport) {
 	c := b.c
 	b.block = blk.Index
 	b.tile = streamk.TileCoord{}
@@ -512,6 +518,10 @@ func (b *smemBlock) runBlock(blk *streamk.Block, maxIters int, rep *SmemReport) 
 	c.sync()
 	id := b.expertCols != nil
 	for si, s := range blk.Segments {
+		if si >= maxSegs-1 && si < len(blk.Segments)-1 {
+			rep.Sampled = true
+			continue // not replayed: the same accesses as the ones before
+		}
 		b.tile = s.Tile
 		if s.Out == streamk.Skipped {
 			if !b.streamK {
@@ -548,6 +558,7 @@ func (b *smemBlock) runBlock(blk *streamk.Block, maxIters int, rep *SmemReport) 
 		}
 		steps := s.Steps(b.bpi)
 		if len(steps) > maxIters {
+			rep.Sampled = true
 			steps = append(steps[:maxIters-1:maxIters-1], steps[len(steps)-1])
 		}
 		for _, kb0 := range steps {
