@@ -66,7 +66,35 @@
 // sequence as MulMat: its tile, each CUDA block's K range and iterations (the 16 exact
 // int32 dots of each and the running sum), the partial sums and the fixup's additions
 // in order; its value has MulMat's bits (TestTraceOutputMatchesFast). simrun trace
-// prints it. The tile's shared memory is not modelled lane by lane.
+// prints it. The tile's shared memory is not modelled lane by lane here; see below.
+//
+// # Shared-memory sanitizer
+//
+// CheckSharedMemory (smem.go, smem_model.go) replays, thread by thread and barrier by
+// barrier, the shared-memory stores and loads of CUDA blocks of a launch: mul_mat_q's
+// ids_dst_shared (mmq.cuh:975-984, 1020-1033, 1114-1126, 1169-1180), load_tiles
+// (mmq-load-tiles.cuh), the tile_y copy and the two vec_dot calls per iteration of
+// mul_mat_q_process_tile (mmq.cuh:868-937) and write_back's ids_dst loads, with the
+// index arithmetic of those functions, against the allocation mmq_get_nbytes_shared
+// (mmq.cuh:1380; tile_y at J, tile_x after GGML_PAD(J*MMQ_TILE_Y_K, nthreads)). The
+// values stored name what the kernel stores (source row, iteration, which 4 of the 256
+// values or which scale), so a load finds the wrong word as well as poison, and a store
+// of two threads to one word with the same value (fallback rows clamped to i_max) is
+// no race. Reported: out of range, unwritten in the phase, wrong word, RAW/WAR/WAW
+// races, misaligned ldmatrix; information: loads of unwritten rows past i_max whose
+// results write_back discards, words written and never read.
+//
+// Shared-memory limits: modelled are the int8-MMA path (NVIDIA fragment layouts of
+// mma.cuh: ldmatrix.x4 for A, load_generic for B) for Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,
+// Q4_K, Q5_K, IQ4_NL, IQ4_XS, MXFP4 (vec_dot_q8_0_q8_1_mma and vec_dot_q8_1_q8_1_mma)
+// and the dp4a path for Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL, IQ4_XS, MXFP4
+// (vec_dot_q4_0/q4_1/q8_0/q8_1_q8_1_dp4a); the others (Q2_K, Q3_K, Q6_K with their own
+// vec_dots and layouts, Q4_K/Q5_K on dp4a, the IQ2/IQ3/IQ1 types, NVFP4, Q1_0, Q2_0)
+// return ErrUnsupported. AMD layouts and Blackwell's FP4 path are not modelled. The
+// replay is a sample for large launches (SmemOptions: blocks, tiles per block,
+// iterations per tile); the data values are symbolic, so a race whose outcome depends
+// on data is reported whenever two threads may store different values. The fixup
+// kernel (mul_mat_q_stream_k_fixup) uses no shared memory and is not replayed.
 //
 // # Limits
 //
