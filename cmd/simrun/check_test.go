@@ -141,12 +141,12 @@ func TestCheckMMQSharedMemory(t *testing.T) {
 			t.Errorf("%q: kernel %s, want mul_mat_q", args, r.Kernel)
 		}
 	}
-	code, r := runCheckJSON(t, "--type", "q6_K", "--shape", "1024,200,40")
+	code, r := runCheckJSON(t, "--type", "iq2_xxs", "--shape", "1024,200,40")
 	if c := checkOf(r, "shared_memory"); code != 0 || c.Ran || c.Status != statusNotModelled || !strings.Contains(c.Detail, "not modelled") {
-		t.Errorf("q6_K: exit %d, shared_memory %+v", code, c)
+		t.Errorf("iq2_xxs: exit %d, shared_memory %+v", code, c)
 	}
-	_, out, _ := runCmd(t, "check", "--type", "q6_K", "--shape", "1024,200,40")
+	_, out, _ := runCmd(t, "check", "--type", "iq2_xxs", "--shape", "1024,200,40")
 	if !strings.Contains(out, "n/m  shared_memory") {
-		t.Errorf("q6_K text:\n%s", out)
+		t.Errorf("iq2_xxs text:\n%s", out)
 	}
 }

@@ -170,7 +170,7 @@ const (
 	injNoBarrier                    // the __syncthreads after the first vec_dot is missing
 	injTileYOffset                  // the vec_dot reads y_qs at y+3 instead of y+4
 	injYCopyShort                   // the tile_y copy stops one nthreads step early
-	injTileXPastEnd                 // tile_x placed 16 words later (ends past the allocation)
+	injTileXPastEnd                 // tile_x placed 32 words later (ends past the allocation)
 	injIDsNoBarrier                 // MUL_MAT_ID: no __syncthreads before rewriting ids_dst_shared
 	injScaleRowStride               // the scale store uses row stride+1
 )
@@ -233,7 +233,7 @@ func CheckSharedMemory(p *Plan, t quant.Type, opt SmemOptions) (*SmemReport, err
 	b.yLo = b.J
 	b.xLo = b.yLo + pad(b.J*smemTileYK, b.nthreads)
 	if b.inj == injTileXPastEnd {
-		b.xLo += 16 // keeps ldmatrix's 16-byte alignment
+		b.xLo += 32 // past the row padding; keeps ldmatrix's 16-byte alignment
 	}
 	b.c = newSmemChecker(nbytes/4, b)
 	rep := &SmemReport{Type: t, Path: p.path(), Words: nbytes / 4}
@@ -460,6 +460,7 @@ const (
 	tagXQ   // x int8 word w of the 256 values (values 4w..4w+3)
 	tagXRaw // x raw quantized int (dp4a layouts that keep the packed nibbles)
 	tagXD   // x scale of 32-value block b (d, dm, or d*sc per sub-block)
+	tagXSC  // x packed int of scales (Q6_K: 4 int8 scales; dp4a K-quants)
 )
 
 func smemVal(tag, a, b, c, d int) uint32 {
@@ -480,6 +481,7 @@ func smemVal(tag, a, b, c, d int) uint32 {
 func (b *smemBlock) xq(r, w int) uint32   { return smemVal(tagXQ, b.kb0, r, w, 0) }
 func (b *smemBlock) xraw(r, w int) uint32 { return smemVal(tagXRaw, b.kb0, r, w, 0) }
 func (b *smemBlock) xd(r, s int) uint32   { return smemVal(tagXD, b.kb0, r, s, 0) }
+func (b *smemBlock) xsc(r, s int) uint32  { return smemVal(tagXSC, b.kb0, r, s, 0) }
 
 // yv is the value of word w (0..35) of column j's block_q8_1_mmq in the current half.
 func (b *smemBlock) yv(j, w int) uint32 { return smemVal(tagY, b.kb0, b.half, j, w) }

@@ -25,7 +25,7 @@ func init() {
 	// int8-MMA path: ggml_cuda_mmq_get_util_funcs' second switch (mmq.cuh:690-840).
 	// Q8_0-type vec_dot: ggml_cuda_mmq_vec_dot_q8_0_q8_1_mma; Q8_1-type:
 	// ggml_cuda_mmq_vec_dot_q8_1_q8_1_mma. Their NVIDIA branches load A, the x scale
-	// and B, the y scale at the same indices (mmq-vec-dot.cuh:202-277, 365-440).
+	// and B, the y scale at the same indices (mmq-vec-dot.cuh:202-277, 369-440).
 	for _, t := range []quant.Type{quant.Q4_0, quant.Q4_1, quant.Q5_0, quant.Q5_1, quant.IQ4_NL, quant.MXFP4} {
 		smemKernelsMMA[t] = &smemKernel{load: smemLoadLegacyMMA, dot: smemDotMMA}
 	}
@@ -156,7 +156,7 @@ func smemLoadIQ4_XSMMA(b *smemBlock, tid, tx, ty int) {
 }
 
 // smemDotMMA: ggml_cuda_mmq_vec_dot_q8_0_q8_1_mma and _q8_1_q8_1_mma, NVIDIA branch
-// (mmq-vec-dot.cuh:202-277 and 365-440): y += (threadIdx.y%ntx)*(tile_C::J*MMQ_TILE_Y_K),
+// (mmq-vec-dot.cuh:202-277 and 369-440): y += (threadIdx.y%ntx)*(tile_C::J*MMQ_TILE_Y_K),
 // y_qs = y + 4, y_df/y_ds = y; i0 = (threadIdx.y/ntx)*rows_per_warp. Per n < ntx and
 // k01 (steps of 8): load_ldmatrix(A, x_qs + (i0 + n*16)*sram_stride + k0, sram_stride);
 // per l < 2: x_df/x_dm[i*sram_stride + k0/8] with i = i0 + n*16 + tile_C::get_i(2*l).
@@ -164,10 +164,10 @@ func smemLoadIQ4_XSMMA(b *smemBlock, tid, tx, ty int) {
 // MMQ_TILE_Y_K) and, per l < 2, y_df[j*MMQ_TILE_Y_K + k01/8] with j = j0 +
 // tile_C::get_j(l).
 func smemDotMMA(b *smemBlock, tid, tx, ty, k00 int) {
-	const siteA = "vec_dot_q8_x_q8_1_mma load_ldmatrix(A, x_qs + ...) (mmq-vec-dot.cuh:230, 392)"
-	const siteDA = "vec_dot_q8_x_q8_1_mma x_df/x_dm[i*sram_stride + k0/QI8_x] (mmq-vec-dot.cuh:240, 402)"
-	const siteB = "vec_dot_q8_x_q8_1_mma load_generic(B, y_qs + j0*MMQ_TILE_Y_K + k01) (mmq-vec-dot.cuh:252, 414)"
-	const siteDB = "vec_dot_q8_x_q8_1_mma y_df/y_ds[j*MMQ_TILE_Y_K + k01/QI8_1] (mmq-vec-dot.cuh:259-261, 420)"
+	const siteA = "vec_dot_q8_x_q8_1_mma load_ldmatrix(A, x_qs + ...) (mmq-vec-dot.cuh:231, 397)"
+	const siteDA = "vec_dot_q8_x_q8_1_mma x_df/x_dm[i*sram_stride + k0/QI8_x] (mmq-vec-dot.cuh:242, 408)"
+	const siteB = "vec_dot_q8_x_q8_1_mma load_generic(B, y_qs + j0*MMQ_TILE_Y_K + k01) (mmq-vec-dot.cuh:254, 420)"
+	const siteDB = "vec_dot_q8_x_q8_1_mma y_df/y_ds[j*MMQ_TILE_Y_K + k01/QI8_1] (mmq-vec-dot.cuh:261-263, 426)"
 	c := b.c
 	y := b.yLo + (ty%b.ntx)*(8*smemTileYK)
 	yqs := y + 4
@@ -370,6 +370,261 @@ func smemDotQ8DP4A(b *smemBlock, tid, tx, ty, k00 int) {
 				}
 				c.load(tid, df+i*8+i/4+k0/8, b.xd(i, k0/8), b.live(i), site)
 				c.load(tid, b.yLo+j*smemTileYK+(k0/8)%4, b.yv(j, k01/8), true, site)
+			}
+		}
+	}
+}
+
+func init() {
+	smemKernelsMMA[quant.Q6_K] = &smemKernel{load: smemLoadQ6_KMMA, dot: smemDotQ6_KMMA}
+	smemKernelsMMA[quant.Q3_K] = &smemKernel{load: smemLoadQ3_KMMA, dot: smemDotQ8_0_16MMA}
+	smemKernelsMMA[quant.Q2_K] = &smemKernel{load: smemLoadQ2_KMMA, dot: smemDotQ2_KMMA}
+}
+
+// ldmatrixA4 is load_ldmatrix of a tile<16, 4, int> (mma.cuh:800-812,
+// TURING_MMA_AVAILABLE): ldmatrix.x2, whose row addresses come from lanes 0..15: lane
+// tx gives xs0 + (tx%16)*stride and reads 16 bytes there, row R + tx, columns K..K+3.
+func (b *smemBlock) ldmatrixA4(tid, tx, xs0, stride, R, K int, site string) {
+	if tx >= 16 {
+		return
+	}
+	a := xs0 + tx*stride
+	if a%4 != 0 {
+		b.c.report(SmemMisaligned, a, tid, -1, site)
+	}
+	r := R + tx
+	for e := 0; e < 4; e++ {
+		b.c.load(tid, a+e, b.xq(r, K+e), b.live(r), site)
+	}
+}
+
+// loadB4 is load_generic of a tile<8, 4, int> (mma.cuh:778-783 with get_i = tx/4,
+// get_j = tx%4): one int, column col0 + tx/4 of the tile, y word w0 + tx%4 of it.
+func (b *smemBlock) loadB4(tid, tx, xs0, col0, w0 int, site string) {
+	gi, gj := tx/4, tx%4
+	b.c.load(tid, xs0+gi*smemTileYK+gj, b.yv(col0+gi, w0+gj), true, site)
+}
+
+// yQS returns y and y_qs of the MMA vec_dots: y + (threadIdx.y%ntx)*(tile_C::J*MMQ_TILE_Y_K)
+// and y + 4, and the tile column of the warp's y.
+func (b *smemBlock) yQS(ty int) (y, yqs, col0 int) {
+	y = b.yLo + (ty%b.ntx)*(8*smemTileYK)
+	yqs = y + 4
+	if b.inj == injTileYOffset {
+		yqs = y + 3
+	}
+	return y, yqs, (ty % b.ntx) * 8
+}
+
+// smemLoadQ6_KMMA: ggml_cuda_mmq_load_tiles_q6_K, MMA branch: threads_per_row = 32,
+// i = i0 + threadIdx.y; int txi of ql holds, for h = txi/16, r = txi%16, the values
+// 128*h + 4*r.. (low nibbles) and 128*h + 64 + 4*r.. (high), stored at kq0 = 2*txi -
+// txi%(QI6_K/2) and kq1 = kq0 + QI6_K/2 (mmq-load-tiles.cuh:982-983); x_df[i*sram_stride]
+// = d, i = (i0 + threadIdx.y*32 + threadIdx.x) % I (:1001); x_sc[i*sram_stride +
+// threadIdx.x%4] = int threadIdx.x%4 of the 16 int8 scales, rows_per_warp = 8, i = (i0 +
+// threadIdx.y*8 + threadIdx.x/4) % I (:1019), x_df = x_qs + 2*MMQ_TILE_NE_K, x_sc = x_df
+// + MMQ_TILE_NE_K/QI6_K.
+func smemLoadQ6_KMMA(b *smemBlock, tid, tx, ty int) {
+	const site = "ggml_cuda_mmq_load_tiles_q6_K x_qs (mmq-load-tiles.cuh:982-983)"
+	const siteD = "ggml_cuda_mmq_load_tiles_q6_K x_df (mmq-load-tiles.cuh:1001)"
+	const siteS = "ggml_cuda_mmq_load_tiles_q6_K x_sc (mmq-load-tiles.cuh:1019)"
+	h, rr := tx/16, tx%16
+	kq0 := 2*tx - tx%(quant.QI6_K/2)
+	for i0 := 0; i0 < b.I; i0 += b.nw {
+		r := b.row(i0 + ty)
+		base := b.xLo + r*b.xStride(b.stride)
+		b.c.store(tid, base+kq0, b.xq(r, (128*h+4*rr)/4), site)
+		b.c.store(tid, base+kq0+quant.QI6_K/2, b.xq(r, (128*h+64+4*rr)/4), site)
+	}
+	df := b.xLo + 2*smemTileNeK
+	sc := df + smemTileNeK/quant.QI6_K
+	for i0 := 0; i0 < b.I; i0 += b.nw * 32 {
+		r := b.row((i0 + ty*32 + tx) % b.I)
+		b.c.store(tid, df+r*b.scStride(b.stride), b.xd(r, 0), siteD)
+	}
+	for i0 := 0; i0 < b.I; i0 += b.nw * 8 {
+		r := b.row((i0 + ty*8 + tx/4) % b.I)
+		b.c.store(tid, sc+r*b.scStride(b.stride)+tx%4, b.xsc(r, tx%4), siteS)
+	}
+}
+
+// smemDotQ6_KMMA: ggml_cuda_mmq_vec_dot_q6_K_q8_1_mma, TURING branch
+// (mmq-vec-dot.cuh:1072-1173): i0 = (threadIdx.y/ntx)*(ntx*16); per n and k01 (steps of
+// 8) two tile<16, 4> ldmatrix at x_qs + (i0 + n*16)*sram_stride + k0 and + 4; per k01
+// (steps of 16) and l < 2 x_sc[i*sram_stride + k0/16]; per l < 2 x_df[i*sram_stride];
+// per j0 and k01 (steps of 8) two tile<8, 4> load_generic at y_qs + j0*MMQ_TILE_Y_K +
+// k01 and + 4, and y_df[j*MMQ_TILE_Y_K + k01/QI8_1].
+func smemDotQ6_KMMA(b *smemBlock, tid, tx, ty, k00 int) {
+	const siteA = "vec_dot_q6_K_q8_1_mma load_ldmatrix(A, x_qs + ...) (mmq-vec-dot.cuh:1103-1104)"
+	const siteS = "vec_dot_q6_K_q8_1_mma x_sc[i*sram_stride + k0/16] (mmq-vec-dot.cuh:1115)"
+	const siteD = "vec_dot_q6_K_q8_1_mma x_df[i*sram_stride] (mmq-vec-dot.cuh:1129)"
+	const siteB = "vec_dot_q6_K_q8_1_mma load_generic(B, y_qs + ...) (mmq-vec-dot.cuh:1143-1144)"
+	const siteDB = "vec_dot_q6_K_q8_1_mma y_df[j*MMQ_TILE_Y_K + k01/QI8_1] (mmq-vec-dot.cuh:1150)"
+	c := b.c
+	y, yqs, col0 := b.yQS(ty)
+	df := b.xLo + 2*smemTileNeK
+	sc := df + smemTileNeK/quant.QI6_K
+	i0 := (ty / b.ntx) * (b.ntx * 16)
+	for n := 0; n < b.ntx; n++ {
+		R := i0 + n*16
+		for k01 := 0; k01 < smemTileNeK; k01 += 8 {
+			k0 := k00 + k01
+			b.ldmatrixA4(tid, tx, b.xLo+R*b.stride+k0, b.stride, R, k0, siteA)
+			b.ldmatrixA4(tid, tx, b.xLo+R*b.stride+k0+4, b.stride, R, k0+4, siteA)
+		}
+		for k01 := 0; k01 < smemTileNeK; k01 += 16 {
+			k0 := k00 + k01
+			for l := 0; l < 2; l++ {
+				i := R + cGetI(tx, 2*l)
+				c.load(tid, sc+i*b.stride+k0/16, b.xsc(i, k0/16), b.live(i), siteS)
+			}
+		}
+		for l := 0; l < 2; l++ {
+			i := R + cGetI(tx, 2*l)
+			c.load(tid, df+i*b.stride, b.xd(i, 0), b.live(i), siteD)
+		}
+	}
+	for j0 := 0; j0 < b.J; j0 += b.ntx * 8 {
+		for k01 := 0; k01 < smemTileNeK; k01 += 8 {
+			b.loadB4(tid, tx, yqs+j0*smemTileYK+k01, col0+j0, 4+k01, siteB)
+			b.loadB4(tid, tx, yqs+j0*smemTileYK+k01+4, col0+j0, 4+k01+4, siteB)
+			for l := 0; l < 2; l++ {
+				j := j0 + cGetJ(tx, l)
+				c.load(tid, y+j*smemTileYK+k01/8, b.yv(col0+j, k01/8), true, siteDB)
+			}
+		}
+	}
+}
+
+// smemLoadQ23_KQS is the qs part of ggml_cuda_mmq_load_tiles_q2_K and _q3_K:
+// threads_per_row = MMQ_ITER_K/(4*QR) = 16, nrows = 2, kqsx = threadIdx.x%16, i = i0 +
+// threadIdx.y*2 + threadIdx.x/16; int kqsx of qs holds, at shift 2*l, the values
+// 128*(kqsx/8) + 32*l + 4*(kqsx%8).., stored at k = (kqsx/8)*32 + l*8 + kqsx%8
+// (q2_K :568, q3_K :634), row stride s.
+func smemLoadQ23_KQS(b *smemBlock, tid, tx, ty, s int, site string) {
+	kqsx := tx % 16
+	for i0 := 0; i0 < b.I; i0 += 2 * b.nw {
+		r := b.row(i0 + ty*2 + tx/16)
+		base := b.xLo + r*b.xStride(s)
+		for l := 0; l < 4; l++ {
+			k := (kqsx/8)*32 + l*8 + kqsx%8
+			b.c.store(tid, base+k, b.xq(r, (128*(kqsx/8)+32*l+4*(kqsx%8))/4), site)
+		}
+	}
+}
+
+// smemLoadQ2_KMMA: ggml_cuda_mmq_load_tiles_q2_K, MMA branch: the qs (:568) and, in the
+// same loop, x_dm[i*sram_stride + kqsx] = dm*(scale kqsx) for sub-block kqsx of 16
+// values (:583), x_dm = x_qs + 2*MMQ_TILE_NE_K.
+func smemLoadQ2_KMMA(b *smemBlock, tid, tx, ty int) {
+	smemLoadQ23_KQS(b, tid, tx, ty, b.stride, "ggml_cuda_mmq_load_tiles_q2_K x_qs (mmq-load-tiles.cuh:568)")
+	const siteD = "ggml_cuda_mmq_load_tiles_q2_K x_dm (mmq-load-tiles.cuh:583)"
+	kqsx := tx % 16
+	for i0 := 0; i0 < b.I; i0 += 2 * b.nw {
+		r := b.row(i0 + ty*2 + tx/16)
+		b.c.store(tid, b.xLo+r*b.scStride(b.stride)+2*smemTileNeK+kqsx, b.xd(r, kqsx), siteD)
+	}
+}
+
+// smemLoadQ3_KMMA: ggml_cuda_mmq_load_tiles_q3_K, MMA branch: the qs (:634) and
+// x_df[i*sram_stride + 4*ksc + l] = d*sc[4*ksc + l], rows_per_warp = 8, i = i0 +
+// threadIdx.y*8 + threadIdx.x/4, ksc = threadIdx.x%4 (:670).
+func smemLoadQ3_KMMA(b *smemBlock, tid, tx, ty int) {
+	smemLoadQ23_KQS(b, tid, tx, ty, b.stride, "ggml_cuda_mmq_load_tiles_q3_K x_qs (mmq-load-tiles.cuh:634)")
+	const siteD = "ggml_cuda_mmq_load_tiles_q3_K x_df (mmq-load-tiles.cuh:670)"
+	ksc := tx % 4
+	for i0 := 0; i0 < b.I; i0 += b.nw * 8 {
+		r := b.row(i0 + ty*8 + tx/4)
+		for l := 0; l < 4; l++ {
+			b.c.store(tid, b.xLo+r*b.scStride(b.stride)+2*smemTileNeK+4*ksc+l, b.xd(r, 4*ksc+l), siteD)
+		}
+	}
+}
+
+// smemDotQ8_0_16MMA: ggml_cuda_mmq_vec_dot_q8_0_16_q8_1_mma, TURING branch
+// (mmq-vec-dot.cuh:533-609), Q3_K's: per n and k01 (steps of 8) a tile<16, 8> ldmatrix
+// at x_qs + (i0 + n*16)*sram_stride + k0; per l < 2 and k01 (steps of 4)
+// x_df[i*sram_stride + k0/4]; per j0 and k01 (steps of QR3_K*VDR_Q3_K_Q8_1_MMQ = 8)
+// two tile<8, 4> load_generic at y_qs + j0*MMQ_TILE_Y_K + k01 and + 4, and
+// y_df[j*MMQ_TILE_Y_K + k01/QI8_1].
+func smemDotQ8_0_16MMA(b *smemBlock, tid, tx, ty, k00 int) {
+	const siteA = "vec_dot_q8_0_16_q8_1_mma load_ldmatrix(A, x_qs + ...) (mmq-vec-dot.cuh:563)"
+	const siteD = "vec_dot_q8_0_16_q8_1_mma x_df[i*sram_stride + k0/4] (mmq-vec-dot.cuh:574)"
+	const siteB = "vec_dot_q8_0_16_q8_1_mma load_generic(B, y_qs + ...) (mmq-vec-dot.cuh:587-588)"
+	const siteDB = "vec_dot_q8_0_16_q8_1_mma y_df[j*MMQ_TILE_Y_K + k01/QI8_1] (mmq-vec-dot.cuh:594)"
+	c := b.c
+	y, yqs, col0 := b.yQS(ty)
+	i0 := (ty / b.ntx) * (b.ntx * 16)
+	for n := 0; n < b.ntx; n++ {
+		R := i0 + n*16
+		for k01 := 0; k01 < smemTileNeK; k01 += 8 {
+			k0 := k00 + k01
+			b.ldmatrixA(tid, tx, b.xLo+R*b.stride+k0, b.stride, R, k0, siteA)
+		}
+		for l := 0; l < 2; l++ {
+			i := R + cGetI(tx, 2*l)
+			for k01 := 0; k01 < smemTileNeK; k01 += 4 {
+				k0 := k00 + k01
+				c.load(tid, b.xLo+i*b.stride+2*smemTileNeK+k0/4, b.xd(i, k0/4), b.live(i), siteD)
+			}
+		}
+	}
+	for j0 := 0; j0 < b.J; j0 += b.ntx * 8 {
+		for k01 := 0; k01 < smemTileNeK; k01 += 8 {
+			b.loadB4(tid, tx, yqs+j0*smemTileYK+k01, col0+j0, 4+k01, siteB)
+			b.loadB4(tid, tx, yqs+j0*smemTileYK+k01+4, col0+j0, 4+k01+4, siteB)
+			for l := 0; l < 2; l++ {
+				j := j0 + cGetJ(tx, l)
+				c.load(tid, y+j*smemTileYK+k01/8, b.yv(col0+j, k01/8), true, siteDB)
+			}
+		}
+	}
+}
+
+// smemDotQ2_KMMA: ggml_cuda_mmq_vec_dot_q2_K_q8_1_mma, TURING branch
+// (mmq-vec-dot.cuh:752-871): per n and k01 (steps of QI8_1) a tile<16, 8> ldmatrix at
+// x_qs + (i0 + n*16)*sram_stride + k0; per l < 2 and k01 (steps of QI8_1/2)
+// x_dm[i*sram_stride + k0/(QI8_1/2)]; per j0: y_ds[j*MMQ_TILE_Y_K] (l < 2), per k01
+// (steps of QI8_1) two tile<8, 4> load_generic at y_qs + j0*MMQ_TILE_Y_K + k01 and + 4;
+// per k01 < 3/4*MMQ_TILE_NE_K y_ds[j*MMQ_TILE_Y_K + 1 + k01/QI8_1] (l < 2).
+func smemDotQ2_KMMA(b *smemBlock, tid, tx, ty, k00 int) {
+	const siteA = "vec_dot_q2_K_q8_1_mma load_ldmatrix(A, x_qs + ...) (mmq-vec-dot.cuh:783)"
+	const siteD = "vec_dot_q2_K_q8_1_mma x_dm[i*sram_stride + k0/(QI8_1/2)] (mmq-vec-dot.cuh:797)"
+	const siteB = "vec_dot_q2_K_q8_1_mma load_generic(B, y_qs + ...) (mmq-vec-dot.cuh:821-822)"
+	const siteDB = "vec_dot_q2_K_q8_1_mma y_ds[j*MMQ_TILE_Y_K (+ 1 + k01/QI8_1)] (mmq-vec-dot.cuh:813, 859)"
+	c := b.c
+	y, yqs, col0 := b.yQS(ty)
+	i0 := (ty / b.ntx) * (b.ntx * 16)
+	for n := 0; n < b.ntx; n++ {
+		R := i0 + n*16
+		for k01 := 0; k01 < smemTileNeK; k01 += 8 {
+			k0 := k00 + k01
+			b.ldmatrixA(tid, tx, b.xLo+R*b.stride+k0, b.stride, R, k0, siteA)
+		}
+	}
+	for n := 0; n < b.ntx; n++ {
+		R := i0 + n*16
+		for l := 0; l < 2; l++ {
+			i := R + cGetI(tx, 2*l)
+			for k01 := 0; k01 < smemTileNeK; k01 += 4 {
+				k0 := k00 + k01
+				c.load(tid, b.xLo+i*b.stride+2*smemTileNeK+k0/4, b.xd(i, k0/4), b.live(i), siteD)
+			}
+		}
+	}
+	for j0 := 0; j0 < b.J; j0 += b.ntx * 8 {
+		for l := 0; l < 2; l++ {
+			j := j0 + cGetJ(tx, l)
+			c.load(tid, y+j*smemTileYK, b.yv(col0+j, 0), true, siteDB)
+		}
+		for k01 := 0; k01 < smemTileNeK; k01 += 8 {
+			b.loadB4(tid, tx, yqs+j0*smemTileYK+k01, col0+j0, 4+k01, siteB)
+			b.loadB4(tid, tx, yqs+j0*smemTileYK+k01+4, col0+j0, 4+k01+4, siteB)
+		}
+		for k01 := 0; k01 < smemTileNeK*3/4; k01 += 8 {
+			for l := 0; l < 2; l++ {
+				j := j0 + cGetJ(tx, l)
+				c.load(tid, y+j*smemTileYK+1+k01/8, b.yv(col0+j, 1+k01/8), true, siteDB)
 			}
 		}
 	}

@@ -104,7 +104,7 @@ func TestSmemInjectedBugsCaught(t *testing.T) {
 		{injScaleRowStride, stride},
 	}
 	for _, dev := range []sim.Device{mma, dp4a} {
-		for _, typ := range []quant.Type{quant.Q4_0, quant.Q8_0} {
+		for _, typ := range SmemTypes(dev.NoTuringMMA) {
 			p := planFor(t, dev, typ, 256, 128, 16)
 			for _, c := range cases {
 				rep := smemCheck(t, p, typ, SmemOptions{MaxBlocks: 1, MaxIters: 1, inject: c.inj})
@@ -113,11 +113,6 @@ func TestSmemInjectedBugsCaught(t *testing.T) {
 				}
 			}
 		}
-	}
-	// K-quant loads on the MMA path: the row-stride bug.
-	p := planFor(t, mma, quant.Q4_K, 256, 128, 16)
-	if rep := smemCheck(t, p, quant.Q4_K, SmemOptions{MaxBlocks: 1, MaxIters: 1, inject: injXRowStride}); rep.NProblems == 0 {
-		t.Error("q4_K: row-stride bug not caught")
 	}
 }
 
@@ -166,10 +161,12 @@ func hasKind(rep *SmemReport, kinds ...SmemKind) bool {
 }
 
 func TestSmemNotModelled(t *testing.T) {
-	mma, _ := smemDevices(t)
-	p := planFor(t, mma, quant.Q2_K, 256, 128, 16)
-	_, err := CheckSharedMemory(p, quant.Q2_K, SmemOptions{})
-	if !errors.Is(err, errors.ErrUnsupported) {
-		t.Fatalf("q2_K: want ErrUnsupported, got %v", err)
+	mma, dp4a := smemDevices(t)
+	for _, dev := range []sim.Device{mma, dp4a} {
+		p := planFor(t, dev, quant.IQ2_XXS, 256, 128, 16)
+		_, err := CheckSharedMemory(p, quant.IQ2_XXS, SmemOptions{})
+		if !errors.Is(err, errors.ErrUnsupported) {
+			t.Fatalf("iq2_xxs dp4a=%v: want ErrUnsupported, got %v", p.DP4A, err)
+		}
 	}
 }
