@@ -629,3 +629,300 @@ func smemDotQ2_KMMA(b *smemBlock, tid, tx, ty, k00 int) {
 		}
 	}
 }
+
+func init() {
+	// dp4a path, K-quants: the load_tiles #else branches and the *_dp4a vec_dots with
+	// vecdotq.cuh's _impl_mmq functions.
+	smemKernelsDP4A[quant.Q4_K] = &smemKernel{load: smemLoadQ4_KDP4A, dot: smemDotQ4_KDP4A}
+	smemKernelsDP4A[quant.Q5_K] = &smemKernel{load: smemLoadQ5_KDP4A, dot: smemDotQ5_KDP4A}
+	smemKernelsDP4A[quant.Q6_K] = &smemKernel{load: smemLoadQ6_KDP4A, dot: smemDotQ6_KDP4A}
+	smemKernelsDP4A[quant.Q3_K] = &smemKernel{load: smemLoadQ3_KDP4A, dot: smemDotQ3_KDP4A}
+	smemKernelsDP4A[quant.Q2_K] = &smemKernel{load: smemLoadQ2_KDP4A, dot: smemDotQ2_KDP4A}
+}
+
+// dp4a tile_x parts of the K-quants (mmq_get_dp4a_tile_x_sizes, mmq.cuh:380-384): the
+// word offsets of x_dm/x_df (txs.qs) and x_sc (txs.qs + txs.dm).
+func (b *smemBlock) kDP4A(t quant.Type) (dm, sc int) {
+	I := b.I
+	switch t {
+	case quant.Q4_K:
+		return I*smemTileNeK + I, I*smemTileNeK + I + I*smemTileNeK/quant.QI4_K
+	case quant.Q5_K:
+		return I*smemTileNeK*2 + I, I*smemTileNeK*2 + I + I*smemTileNeK/quant.QI5_K + I/quant.QI5_K
+	case quant.Q6_K:
+		return I*smemTileNeK*2 + I, I*smemTileNeK*2 + I + I*smemTileNeK/quant.QI6_K + I/quant.QI6_K
+	case quant.Q3_K:
+		return I*smemTileNeK*2 + I, I*smemTileNeK*2 + I + I
+	case quant.Q2_K:
+		return I*smemTileNeK*2 + I, -1
+	}
+	panic("mmq: kDP4A: " + t.String())
+}
+
+// smemLoadK45Scales: the x_dm[i] and x_sc[i*(MMQ_TILE_NE_K/8) + i/8 + ksc] stores of
+// the Q4_K/Q5_K dp4a loads: x_dm for i = (i0 + threadIdx.y*32 + threadIdx.x) % I
+// (two threads per row store the same value), x_sc = unpack_scales_q45_K(ksc) (ksc 0, 1:
+// scales, 2, 3: mins) for i = (i0 + threadIdx.y*8 + threadIdx.x/4) % I, ksc =
+// threadIdx.x%4.
+func smemLoadK45Scales(b *smemBlock, tid, tx, ty int, t quant.Type, siteD, siteS string) {
+	dm, sc := b.kDP4A(t)
+	for i0 := 0; i0 < b.I; i0 += b.nw * 32 {
+		r := b.row((i0 + ty*32 + tx) % b.I)
+		b.c.store(tid, b.xLo+dm+r, b.xd(r, 0), siteD)
+	}
+	for i0 := 0; i0 < b.I; i0 += b.nw * 8 {
+		r := b.row((i0 + ty*8 + tx/4) % b.I)
+		b.c.store(tid, b.xLo+sc+r*b.scStride(smemTileNeK/8)+r/8+tx%4, b.xsc(r, tx%4), siteS)
+	}
+}
+
+// smemLoadQ4_KDP4A: ggml_cuda_mmq_load_tiles_q4_K, #else branch: x_qs[i*(MMQ_TILE_NE_K + 1)
+// + txi] = raw int txi of qs (:739), x_dm[i] (:791), x_sc (:809).
+func smemLoadQ4_KDP4A(b *smemBlock, tid, tx, ty int) {
+	for i0 := 0; i0 < b.I; i0 += b.nw {
+		r := b.row(i0 + ty)
+		b.c.store(tid, b.xLo+r*b.xStride(smemTileNeK+1)+tx, b.xraw(r, tx), "ggml_cuda_mmq_load_tiles_q4_K (dp4a) x_qs (mmq-load-tiles.cuh:739)")
+	}
+	smemLoadK45Scales(b, tid, tx, ty, quant.Q4_K, "ggml_cuda_mmq_load_tiles_q4_K (dp4a) x_dm (mmq-load-tiles.cuh:791)",
+		"ggml_cuda_mmq_load_tiles_q4_K (dp4a) x_sc (mmq-load-tiles.cuh:809)")
+}
+
+// smemLoadQ5_KDP4A: ggml_cuda_mmq_load_tiles_q5_K, #else branch: x_qs[i*(2*MMQ_TILE_NE_K +
+// 1) + kq0] and kq1 as on the MMA path (:861-862), x_dm[i] (:914), x_sc (:933).
+func smemLoadQ5_KDP4A(b *smemBlock, tid, tx, ty int) {
+	const site = "ggml_cuda_mmq_load_tiles_q5_K (dp4a) x_qs (mmq-load-tiles.cuh:861-862)"
+	for i0 := 0; i0 < b.I; i0 += b.nw {
+		r := b.row(i0 + ty)
+		base := b.xLo + r*b.xStride(2*smemTileNeK+1)
+		ky := 2 * tx
+		kq0 := ky - ky%16 + tx%8
+		b.c.store(tid, base+kq0, b.xq(r, (64*(tx/8)+4*(tx%8))/4), site)
+		b.c.store(tid, base+kq0+8, b.xq(r, (64*(tx/8)+32+4*(tx%8))/4), site)
+	}
+	smemLoadK45Scales(b, tid, tx, ty, quant.Q5_K, "ggml_cuda_mmq_load_tiles_q5_K (dp4a) x_dm (mmq-load-tiles.cuh:914)",
+		"ggml_cuda_mmq_load_tiles_q5_K (dp4a) x_sc (mmq-load-tiles.cuh:933)")
+}
+
+// smemLoadQ6_KDP4A: ggml_cuda_mmq_load_tiles_q6_K, #else branch: x_qs as on the MMA path
+// with row stride 2*MMQ_TILE_NE_K + 1 (:985-986), x_df[i*(MMQ_TILE_NE_K/QI6_K) + i/QI6_K]
+// (:1003), x_sc[i*(MMQ_TILE_NE_K/8) + i/8 + threadIdx.x%4] (:1021).
+func smemLoadQ6_KDP4A(b *smemBlock, tid, tx, ty int) {
+	const site = "ggml_cuda_mmq_load_tiles_q6_K (dp4a) x_qs (mmq-load-tiles.cuh:985-986)"
+	const siteD = "ggml_cuda_mmq_load_tiles_q6_K (dp4a) x_df (mmq-load-tiles.cuh:1003)"
+	const siteS = "ggml_cuda_mmq_load_tiles_q6_K (dp4a) x_sc (mmq-load-tiles.cuh:1021)"
+	h, rr := tx/16, tx%16
+	kq0 := 2*tx - tx%(quant.QI6_K/2)
+	for i0 := 0; i0 < b.I; i0 += b.nw {
+		r := b.row(i0 + ty)
+		base := b.xLo + r*b.xStride(2*smemTileNeK+1)
+		b.c.store(tid, base+kq0, b.xq(r, (128*h+4*rr)/4), site)
+		b.c.store(tid, base+kq0+quant.QI6_K/2, b.xq(r, (128*h+64+4*rr)/4), site)
+	}
+	df, sc := b.kDP4A(quant.Q6_K)
+	for i0 := 0; i0 < b.I; i0 += b.nw * 32 {
+		r := b.row((i0 + ty*32 + tx) % b.I)
+		b.c.store(tid, b.xLo+df+r*b.scStride(smemTileNeK/quant.QI6_K)+r/quant.QI6_K, b.xd(r, 0), siteD)
+	}
+	for i0 := 0; i0 < b.I; i0 += b.nw * 8 {
+		r := b.row((i0 + ty*8 + tx/4) % b.I)
+		b.c.store(tid, b.xLo+sc+r*(smemTileNeK/8)+r/8+tx%4, b.xsc(r, tx%4), siteS)
+	}
+}
+
+// smemLoadQ3_KDP4A: ggml_cuda_mmq_load_tiles_q3_K, #else branch: the qs (:636),
+// x_sc[i*(MMQ_TILE_NE_K/8) + i/8 + ksc] for i = i0 + threadIdx.y*8 + threadIdx.x/4 (:673),
+// x_df[i] for i = (i0 + threadIdx.y*32 + threadIdx.x) % I (:688).
+func smemLoadQ3_KDP4A(b *smemBlock, tid, tx, ty int) {
+	smemLoadQ23_KQS(b, tid, tx, ty, 2*smemTileNeK+1, "ggml_cuda_mmq_load_tiles_q3_K (dp4a) x_qs (mmq-load-tiles.cuh:636)")
+	df, sc := b.kDP4A(quant.Q3_K)
+	for i0 := 0; i0 < b.I; i0 += b.nw * 8 {
+		r := b.row(i0 + ty*8 + tx/4)
+		b.c.store(tid, b.xLo+sc+r*b.scStride(smemTileNeK/8)+r/8+tx%4, b.xsc(r, tx%4), "ggml_cuda_mmq_load_tiles_q3_K (dp4a) x_sc (mmq-load-tiles.cuh:673)")
+	}
+	for i0 := 0; i0 < b.I; i0 += b.nw * 32 {
+		r := b.row((i0 + ty*32 + tx) % b.I)
+		b.c.store(tid, b.xLo+df+r, b.xd(r, 0), "ggml_cuda_mmq_load_tiles_q3_K (dp4a) x_df (mmq-load-tiles.cuh:688)")
+	}
+}
+
+// smemLoadQ2_KDP4A: ggml_cuda_mmq_load_tiles_q2_K, #else branch: the qs (:570) and
+// x_dm[i*(MMQ_TILE_NE_K + 1) + kqsx] in the same loop (:585).
+func smemLoadQ2_KDP4A(b *smemBlock, tid, tx, ty int) {
+	smemLoadQ23_KQS(b, tid, tx, ty, 2*smemTileNeK+1, "ggml_cuda_mmq_load_tiles_q2_K (dp4a) x_qs (mmq-load-tiles.cuh:570)")
+	dm, _ := b.kDP4A(quant.Q2_K)
+	kqsx := tx % 16
+	for i0 := 0; i0 < b.I; i0 += 2 * b.nw {
+		r := b.row(i0 + ty*2 + tx/16)
+		b.c.store(tid, b.xLo+dm+r*b.scStride(smemTileNeK+1)+kqsx, b.xd(r, kqsx), "ggml_cuda_mmq_load_tiles_q2_K (dp4a) x_dm (mmq-load-tiles.cuh:585)")
+	}
+}
+
+// dp4aThreads runs f for the (j, i) pairs of thread (tx, ty) in a dp4a vec_dot:
+// j = j0 + threadIdx.y (steps of nwarps), i = i0 + threadIdx.x (steps of 32).
+func (b *smemBlock) dp4aThreads(tx, ty int, f func(j, i int)) {
+	for j0 := 0; j0 < b.J; j0 += b.nw {
+		for i0 := 0; i0 < b.I; i0 += 32 {
+			f(j0+ty, i0+tx)
+		}
+	}
+}
+
+func (b *smemBlock) dp4aYQS() int {
+	if b.inj == injTileYOffset {
+		return b.yLo + 3
+	}
+	return b.yLo + 4
+}
+
+// smemDotQ4_KDP4A: ggml_cuda_mmq_vec_dot_q4_K_q8_1_dp4a (mmq-vec-dot.cuh:913-945), k01 in
+// steps of QR4_K*VDR_Q4_K_Q8_1_MMQ = 16: vec_dot_q4_K_q8_1_impl_mmq (vecdotq.cuh:533-552)
+// reads v[0..7] of &x_qs[i*(MMQ_TILE_NE_K + 1) + k0/2], u[0..15] of &y_qs[j*MMQ_TILE_Y_K
+// + k01], sc[0..1] and m = sc+8 [0..1] of the bytes &x_sc[i*(MMQ_TILE_NE_K/8) + i/8 +
+// k0/32] + 2*(k01/16), x_dm[i] and ds8[0..1] of &y_ds[j*MMQ_TILE_Y_K + k01/QI8_1].
+func smemDotQ4_KDP4A(b *smemBlock, tid, tx, ty, k00 int) {
+	const site = "vec_dot_q4_K_q8_1_dp4a (mmq-vec-dot.cuh:937-942)"
+	c := b.c
+	dm, sc := b.kDP4A(quant.Q4_K)
+	yqs := b.dp4aYQS()
+	for k01 := 0; k01 < smemTileNeK; k01 += 16 {
+		k0 := k00 + k01
+		b.dp4aThreads(tx, ty, func(j, i int) {
+			live := b.live(i)
+			scw := sc + i*(smemTileNeK/8) + i/8 + k0/32 // the int holding bytes sc[0..1]
+			byteOff := 2 * (k01 / 16)
+			for e := 0; e < 2; e++ {
+				c.load(tid, b.xLo+scw+(byteOff+e)/4, b.xsc(i, k0/32), live, site)
+				c.load(tid, b.xLo+scw+(byteOff+8+e)/4, b.xsc(i, k0/32+2), live, site)
+			}
+			for l := 0; l < 8; l++ {
+				c.load(tid, b.xLo+i*(smemTileNeK+1)+k0/2+l, b.xraw(i, k0/2+l), live, site)
+			}
+			for l := 0; l < 16; l++ {
+				c.load(tid, yqs+j*smemTileYK+k01+l, b.yv(j, 4+k01+l), true, site)
+			}
+			c.load(tid, b.xLo+dm+i, b.xd(i, 0), live, site)
+			for e := 0; e < 2; e++ {
+				c.load(tid, b.yLo+j*smemTileYK+k01/8+e, b.yv(j, k01/8+e), true, site)
+			}
+		})
+	}
+}
+
+// smemDotQ5_KDP4A: ggml_cuda_mmq_vec_dot_q5_K_q8_1_dp4a (mmq-vec-dot.cuh:948-980): as Q4_K
+// with v[0..15] of &x_qs[i*(QR5_K*MMQ_TILE_NE_K + 1) + k0] (vecdotq.cuh:596-615) and the
+// scale int at k00/32.
+func smemDotQ5_KDP4A(b *smemBlock, tid, tx, ty, k00 int) {
+	const site = "vec_dot_q5_K_q8_1_dp4a (mmq-vec-dot.cuh:972-977)"
+	c := b.c
+	dm, sc := b.kDP4A(quant.Q5_K)
+	yqs := b.dp4aYQS()
+	for k01 := 0; k01 < smemTileNeK; k01 += 16 {
+		k0 := k00 + k01
+		b.dp4aThreads(tx, ty, func(j, i int) {
+			live := b.live(i)
+			scw := sc + i*(smemTileNeK/8) + i/8 + k00/32
+			byteOff := 2 * (k01 / 16)
+			for e := 0; e < 2; e++ {
+				c.load(tid, b.xLo+scw+(byteOff+e)/4, b.xsc(i, k0/32), live, site)
+				c.load(tid, b.xLo+scw+(byteOff+8+e)/4, b.xsc(i, k0/32+2), live, site)
+			}
+			for l := 0; l < 16; l++ {
+				c.load(tid, b.xLo+i*(2*smemTileNeK+1)+k0+l, b.xq(i, k0+l), live, site)
+				c.load(tid, yqs+j*smemTileYK+k01+l, b.yv(j, 4+k01+l), true, site)
+			}
+			c.load(tid, b.xLo+dm+i, b.xd(i, 0), live, site)
+			for e := 0; e < 2; e++ {
+				c.load(tid, b.yLo+j*smemTileYK+k01/8+e, b.yv(j, k01/8+e), true, site)
+			}
+		})
+	}
+}
+
+// smemDotQ6_KDP4A: ggml_cuda_mmq_vec_dot_q6_K_q8_1_dp4a (mmq-vec-dot.cuh:983-1015), k01
+// in steps of QR6_K*VDR_Q6_K_Q8_1_MMQ = 16: vec_dot_q6_K_q8_1_impl_mmq
+// (vecdotq.cuh:650-672) reads the scale int &x_sc[i*(MMQ_TILE_NE_K/8) + i/8 + k0/16],
+// v and u [0..15] of &x_qs[i*(QR6_K*MMQ_TILE_NE_K + 1) + k0] and &y_qs[j*MMQ_TILE_Y_K +
+// k01], x_df[i*(MMQ_TILE_NE_K/QI6_K) + i/QI6_K] and d8[0..1] of &y_df[j*MMQ_TILE_Y_K +
+// k01/QI8_1].
+func smemDotQ6_KDP4A(b *smemBlock, tid, tx, ty, k00 int) {
+	const site = "vec_dot_q6_K_q8_1_dp4a (mmq-vec-dot.cuh:1008-1012)"
+	c := b.c
+	df, sc := b.kDP4A(quant.Q6_K)
+	yqs := b.dp4aYQS()
+	for k01 := 0; k01 < smemTileNeK; k01 += 16 {
+		k0 := k00 + k01
+		b.dp4aThreads(tx, ty, func(j, i int) {
+			live := b.live(i)
+			c.load(tid, b.xLo+sc+i*(smemTileNeK/8)+i/8+k0/16, b.xsc(i, k0/16), live, site)
+			for l := 0; l < 16; l++ {
+				c.load(tid, b.xLo+i*(2*smemTileNeK+1)+k0+l, b.xq(i, k0+l), live, site)
+				c.load(tid, yqs+j*smemTileYK+k01+l, b.yv(j, 4+k01+l), true, site)
+			}
+			c.load(tid, b.xLo+df+i*(smemTileNeK/quant.QI6_K)+i/quant.QI6_K, b.xd(i, 0), live, site)
+			for e := 0; e < 2; e++ {
+				c.load(tid, b.yLo+j*smemTileYK+k01/8+e, b.yv(j, k01/8+e), true, site)
+			}
+		})
+	}
+}
+
+// smemDotQ3_KDP4A: ggml_cuda_mmq_vec_dot_q3_K_q8_1_dp4a (mmq-vec-dot.cuh:878-910), k01 in
+// steps of QR3_K*VDR_Q3_K_Q8_1_MMQ = 8: vec_dot_q3_K_q8_1_impl_mmq (vecdotq.cuh:483-499)
+// reads v and u [0..7] of &x_qs[i*(2*MMQ_TILE_NE_K + 1) + k0] and &y_qs[j*MMQ_TILE_Y_K +
+// k01], scales[0..1] of the bytes (int8 *)(x_sc + i*(MMQ_TILE_NE_K/8) + i/8) + k0/4,
+// x_df[i] and y_df[j*MMQ_TILE_Y_K + k01/QI8_1].
+func smemDotQ3_KDP4A(b *smemBlock, tid, tx, ty, k00 int) {
+	const site = "vec_dot_q3_K_q8_1_dp4a (mmq-vec-dot.cuh:904-907)"
+	c := b.c
+	df, sc := b.kDP4A(quant.Q3_K)
+	yqs := b.dp4aYQS()
+	for k01 := 0; k01 < smemTileNeK; k01 += 8 {
+		k0 := k00 + k01
+		b.dp4aThreads(tx, ty, func(j, i int) {
+			live := b.live(i)
+			for e := 0; e < 2; e++ {
+				byteIdx := k0/4 + e
+				c.load(tid, b.xLo+sc+i*(smemTileNeK/8)+i/8+byteIdx/4, b.xsc(i, byteIdx/4), live, site)
+			}
+			for l := 0; l < 8; l++ {
+				c.load(tid, b.xLo+i*(2*smemTileNeK+1)+k0+l, b.xq(i, k0+l), live, site)
+				c.load(tid, yqs+j*smemTileYK+k01+l, b.yv(j, 4+k01+l), true, site)
+			}
+			c.load(tid, b.xLo+df+i, b.xd(i, 0), live, site)
+			c.load(tid, b.yLo+j*smemTileYK+k01/8, b.yv(j, k01/8), true, site)
+		})
+	}
+}
+
+// smemDotQ2_KDP4A: ggml_cuda_mmq_vec_dot_q2_K_q8_1_dp4a (mmq-vec-dot.cuh:616-679): first
+// y_ds[j*MMQ_TILE_Y_K] per j; then k01 = 0 (ns = 2) and k01 = MMQ_TILE_NE_K/2 (ns = 1):
+// vec_dot_q2_K_q8_1_impl_mmq<ns> (vecdotq.cuh:396-445) reads v and u [0..15] of
+// &x_qs[i*(2*MMQ_TILE_NE_K + 1) + k0] and &y_qs[j*MMQ_TILE_Y_K + k01], dm2[0..3] of
+// &x_dm[i*(MMQ_TILE_NE_K + 1) + k0/4] and s8[0..ns-1] of &y_ds[j*MMQ_TILE_Y_K + 1 +
+// k01/QI8_1].
+func smemDotQ2_KDP4A(b *smemBlock, tid, tx, ty, k00 int) {
+	const site = "vec_dot_q2_K_q8_1_dp4a (mmq-vec-dot.cuh:631-677)"
+	c := b.c
+	dm, _ := b.kDP4A(quant.Q2_K)
+	yqs := b.dp4aYQS()
+	for j0 := 0; j0 < b.J; j0 += b.nw {
+		j := j0 + ty
+		c.load(tid, b.yLo+j*smemTileYK, b.yv(j, 0), true, site)
+	}
+	for k01, ns := 0, 2; k01 < smemTileNeK; k01, ns = k01+16, 1 {
+		k0 := k00 + k01
+		b.dp4aThreads(tx, ty, func(j, i int) {
+			live := b.live(i)
+			for l := 0; l < 16; l++ {
+				c.load(tid, b.xLo+i*(2*smemTileNeK+1)+k0+l, b.xq(i, k0+l), live, site)
+				c.load(tid, yqs+j*smemTileYK+k01+l, b.yv(j, 4+k01+l), true, site)
+			}
+			for e := 0; e < 4; e++ {
+				c.load(tid, b.xLo+dm+i*(smemTileNeK+1)+k0/4+e, b.xd(i, k0/4+e), live, site)
+			}
+			for e := 0; e < ns; e++ {
+				c.load(tid, b.yLo+j*smemTileYK+1+k01/8+e, b.yv(j, 1+k01/8+e), true, site)
+			}
+		})
+	}
+}
