@@ -48,11 +48,10 @@ compute-sanitizer would on the GPU:
                  write_back discards, words written and never read)
   lanes_vs_fast  the lane-by-lane run gives the fast simulator's bits
 
-mul_mat_q's shared memory is modelled for these types; for the others shared_memory
-says "n/m" (JSON status "not_modelled"): not checked, not passed.
-  int8-MMA path (what the device runs): {{smem_mma}}
-  dp4a path (--no-int8-mma):            {{smem_dp4a}}
-Weights and activations are generated as by simrun run (model-like, --seed).
+mul_mat_q's shared memory is modelled on both paths, int8-MMA (what the device runs)
+and dp4a (--no-int8-mma), for every type with an MMQ kernel; where no model applies
+(AMD's MMQ layouts, Blackwell's FP4 MMA) shared_memory says "n/m" (JSON status
+"not_modelled"): not checked, not passed. Weights and activations are generated as by simrun run (model-like, --seed).
 
 flags:
   --type T         ggml type of the weights: {{types}}  [q4_K]
@@ -83,33 +82,7 @@ var checkCLI = cli{name: "check", help: func() string {
 			types = append(types, t.String())
 		}
 	}
-	names := func(dp4a bool) string {
-		var ns []string
-		for _, t := range mmq.SmemTypes(dp4a) {
-			ns = append(ns, t.String())
-		}
-		// The list starts at column 40; continuation lines are indented to it.
-		var sb strings.Builder
-		col := 40
-		for i, n := range ns {
-			if i > 0 {
-				sb.WriteString(",")
-				col++
-				if col+1+len(n) > 88 {
-					sb.WriteString("\n" + strings.Repeat(" ", 40))
-					col = 40
-				} else {
-					sb.WriteString(" ")
-					col++
-				}
-			}
-			sb.WriteString(n)
-			col += len(n)
-		}
-		return sb.String()
-	}
-	return strings.NewReplacer("{{types}}", wrap(types, 56), "{{devices}}", wrap(deviceNames(), 35),
-		"{{smem_mma}}", names(false), "{{smem_dp4a}}", names(true)).Replace(checkHelp)
+	return strings.NewReplacer("{{types}}", wrap(types, 56), "{{devices}}", wrap(deviceNames(), 35)).Replace(checkHelp)
 }}
 
 // checkItem is one check of the sanitizer; Ran is false where it does not apply.
@@ -436,7 +409,11 @@ func checkMMQShared(rep *checkReport, dev sim.Device, typ quant.Type, s tiling.S
 	if !r.AllBlocks || r.Sampled {
 		scope += " (a sample)"
 	}
-	scope += fmt.Sprintf(", %d tile(s), %d iteration(s): %d loads, %d stores in %d words", r.Segments, r.Iterations, r.Loads, r.Stores, r.Words)
+	scope += fmt.Sprintf(", %d tile(s), %d iteration(s)", r.Segments, r.Iterations)
+	if r.Fixups > 0 {
+		scope += fmt.Sprintf(", %d stream-K fixup block(s)", r.Fixups)
+	}
+	scope += fmt.Sprintf(": %d loads, %d stores in %d words", r.Loads, r.Stores, r.Words)
 	if err := r.Err(); err != nil {
 		rep.add("shared_memory", true, false, "%s; %d problem(s), first: %v", scope, r.NProblems, r.Problems[0])
 		return

@@ -131,6 +131,8 @@ func TestCheckMMQSharedMemory(t *testing.T) {
 		{"--type", "q4_0", "--shape", "1024,200,40"},
 		{"--type", "q4_0", "--shape", "1024,200,16", "--no-int8-mma"},
 		{"--type", "q8_0", "--shape", "256,200,40", "--experts", "8,2"},
+		{"--type", "q6_K", "--shape", "1024,200,40"},
+		{"--type", "iq2_xs", "--shape", "1024,200,16", "--no-int8-mma"},
 	} {
 		code, r := runCheckJSON(t, args...)
 		c := checkOf(r, "shared_memory")
@@ -141,12 +143,12 @@ func TestCheckMMQSharedMemory(t *testing.T) {
 			t.Errorf("%q: kernel %s, want mul_mat_q", args, r.Kernel)
 		}
 	}
-	code, r := runCheckJSON(t, "--type", "iq2_xxs", "--shape", "1024,200,40")
-	if c := checkOf(r, "shared_memory"); code != 0 || c.Ran || c.Status != statusNotModelled || !strings.Contains(c.Detail, "not modelled") {
-		t.Errorf("iq2_xxs: exit %d, shared_memory %+v", code, c)
+	code, r := runCheckJSON(t, "--type", "q4_0", "--shape", "1024,200,40", "--device", "MI300X")
+	if c := checkOf(r, "shared_memory"); code != 0 || !strings.Contains(r.Kernel, "mmq") || c.Ran || c.Status != statusNotModelled || !strings.Contains(c.Detail, "not modelled") {
+		t.Errorf("MI300X: exit %d, kernel %s, shared_memory %+v", code, r.Kernel, c)
 	}
-	_, out, _ := runCmd(t, "check", "--type", "iq2_xxs", "--shape", "1024,200,40")
+	_, out, _ := runCmd(t, "check", "--type", "q4_0", "--shape", "1024,200,40", "--device", "MI300X")
 	if !strings.Contains(out, "n/m  shared_memory") {
-		t.Errorf("iq2_xxs text:\n%s", out)
+		t.Errorf("MI300X text:\n%s", out)
 	}
 }

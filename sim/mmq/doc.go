@@ -84,17 +84,20 @@
 // races, misaligned ldmatrix; information: loads of unwritten rows past i_max whose
 // results write_back discards, words written and never read.
 //
-// Shared-memory limits: modelled are the int8-MMA path (NVIDIA fragment layouts of
-// mma.cuh: ldmatrix.x4 for A, load_generic for B) for Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,
-// Q4_K, Q5_K, IQ4_NL, IQ4_XS, MXFP4 (vec_dot_q8_0_q8_1_mma and vec_dot_q8_1_q8_1_mma)
-// and the dp4a path for Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL, IQ4_XS, MXFP4
-// (vec_dot_q4_0/q4_1/q8_0/q8_1_q8_1_dp4a); the others (Q2_K, Q3_K, Q6_K with their own
-// vec_dots and layouts, Q4_K/Q5_K on dp4a, the IQ2/IQ3/IQ1 types, NVFP4, Q1_0, Q2_0)
-// return ErrUnsupported. AMD layouts and Blackwell's FP4 path are not modelled. The
-// replay is a sample for large launches (SmemOptions: blocks, tiles per block,
-// iterations per tile); the data values are symbolic, so a race whose outcome depends
-// on data is reported whenever two threads may store different values. The fixup
-// kernel (mul_mat_q_stream_k_fixup) uses no shared memory and is not replayed.
+// With MUL_MAT_ID the static ids_dst_shared[J] of mul_mat_q_stream_k_fixup
+// (mmq.cuh:1340-1368) is replayed too, each fixup block on its own.
+//
+// Shared-memory limits: every type with an MMQ kernel is modelled on both NVIDIA paths:
+// the int8-MMA path (the TURING_MMA_AVAILABLE branches; mma.cuh's NVIDIA fragment
+// layouts: ldmatrix.x4 / .x2 for A, load_generic for B) and the dp4a path (the #else
+// branches, vecdotq.cuh's _impl reads). AMD's MFMA/WMMA layouts and Blackwell's native
+// FP4 path are not (MakePlan refuses them). The replay is a sample for large launches
+// (SmemOptions: blocks, tiles per block, iterations per tile; every block with work for
+// small ones); the data are symbolic, so two threads storing different values to one
+// word in one interval is reported whatever the data. Values are derived from the
+// block formats as ggsim's quant package documents them; a store and a load that agree
+// on a wrong reading of a format would not be caught. Bank conflicts and performance
+// are not modelled.
 //
 // # Limits
 //

@@ -121,6 +121,7 @@ type SmemReport struct {
 	AllBlocks  bool   // every block with work was replayed (else a sample)
 	Sampled    bool   // some tiles of a block or iterations of a tile were not replayed
 	Segments   int    // tile segments replayed
+	Fixups     int    // CUDA blocks of mul_mat_q_stream_k_fixup replayed (MUL_MAT_ID)
 	Iterations int    // K iterations replayed
 	Loads      int64
 	Stores     int64
@@ -131,6 +132,7 @@ type SmemReport struct {
 	// the regions. Information.
 	Unread      int
 	UnreadWhere string
+	fixupUnread int
 	// Problems holds the first MaxSharedErrors problems; NProblems counts all.
 	Problems  []error
 	NProblems int
@@ -173,6 +175,7 @@ const (
 	injTileXPastEnd                 // tile_x placed 32 words later (ends past the allocation)
 	injIDsNoBarrier                 // MUL_MAT_ID: no __syncthreads before rewriting ids_dst_shared
 	injScaleRowStride               // the scale store uses row stride+1
+	injFixupNoBarrier               // the fixup kernel's __syncthreads after the ids stores is missing
 )
 
 // SmemTypes returns the types CheckSharedMemory models on the dp4a (dp4a true) or
@@ -251,9 +254,18 @@ func CheckSharedMemory(p *Plan, t quant.Type, opt SmemOptions) (*SmemReport, err
 		rep.Blocks++
 		b.runBlock(blk, opt.MaxSegments, opt.MaxIters, rep)
 	}
+	if b.expertCols != nil {
+		b.runFixups(&p.Part, opt.MaxBlocks, rep)
+	}
 	c := b.c
-	rep.Loads, rep.Stores, rep.DeadUnwritten = c.loads, c.stores, c.deadUnwritten
-	rep.Problems, rep.NProblems = c.problems, c.nProblems
+	rep.Loads += c.loads
+	rep.Stores += c.stores
+	rep.DeadUnwritten = c.deadUnwritten
+	rep.Problems = append(c.problems, rep.Problems...)
+	rep.NProblems += c.nProblems
+	if len(rep.Problems) > sim.MaxSharedErrors {
+		rep.Problems = rep.Problems[:sim.MaxSharedErrors]
+	}
 	regions := map[string]int{}
 	for w := range c.written {
 		if c.written[w] && !c.read[w] {
@@ -266,6 +278,10 @@ func CheckSharedMemory(p *Plan, t quant.Type, opt SmemOptions) (*SmemReport, err
 		if n := regions[r]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", r, n))
 		}
+	}
+	if rep.fixupUnread > 0 {
+		rep.Unread += rep.fixupUnread
+		parts = append(parts, fmt.Sprintf("fixup ids_dst_shared %d", rep.fixupUnread))
 	}
 	rep.UnreadWhere = strings.Join(parts, ", ")
 	return rep, nil
@@ -669,6 +685,71 @@ func (b *smemBlock) writeBack() {
 			}
 		}
 	})
+}
+
+// runFixups replays the static ids_dst_shared[J] of mul_mat_q_stream_k_fixup with ids
+// (mmq.cuh:1340-1368; a separate launch and allocation of J words; the fixup without
+// ids uses no shared memory): every thread j = threadIdx.y*warp_size + threadIdx.x ..
+// (steps of nthreads/2) stores ids_dst[col_low + jt*J + j], __syncthreads, then, unless
+// i = blockIdx.y*warp_size + threadIdx.x > i_max (fallback), the rows j = j0 +
+// threadIdx.y (steps of nwarps/2) up to j_max load ids_dst_shared[j]. Each of the
+// fixup's blockIdx.y (I/warp_size of them) is its own CUDA block.
+func (b *smemBlock) runFixups(part *streamk.Partition, maxBlocks int, rep *SmemReport) {
+	fb := *b
+	fb.yLo, fb.xLo = b.J, b.J
+	c := newSmemChecker(b.J, &fb)
+	fb.c = c
+	nw := b.nw / 2 // block_dims_fixup: block_dims.y/2
+	site := "mul_mat_q_stream_k_fixup ids_dst_shared[j] = ids_dst[...] (mmq.cuh:1346)"
+	siteR := "mul_mat_q_stream_k_fixup ids_dst_shared[j] (mmq.cuh:1367)"
+	fixups := part.Fixups
+	if len(fixups) > maxBlocks {
+		fixups = append(fixups[:maxBlocks-1:maxBlocks-1], fixups[len(fixups)-1])
+	}
+	for _, f := range fixups {
+		fb.block, fb.tile = f.Block, f.Tile
+		colDiff := b.expertCols[f.Tile.Channel]
+		iMax := b.nrows - f.Tile.It*b.I - 1
+		jMax := colDiff - f.Tile.Jt*b.J - 1
+		for by := 0; by < b.I/32; by++ {
+			rep.Fixups++
+			c.sync()
+			c.poison(0, b.J)
+			for ty := 0; ty < nw; ty++ {
+				for tx := 0; tx < 32; tx++ {
+					for j := ty*32 + tx; j < b.J; j += nw * 32 {
+						c.store(32*ty+tx, j, smemVal(tagIDs, 1+f.Tile.Channel, f.Tile.Jt*b.J+j, 0, 0), site)
+					}
+				}
+			}
+			if b.inj != injFixupNoBarrier {
+				c.sync()
+			}
+			for ty := 0; ty < nw; ty++ {
+				for tx := 0; tx < 32; tx++ {
+					if i := by*32 + tx; b.fallback && i > iMax {
+						continue
+					}
+					for j0 := 0; j0 < b.J; j0 += nw {
+						j := j0 + ty
+						if j > jMax {
+							break
+						}
+						c.load(32*ty+tx, j, smemVal(tagIDs, 1+f.Tile.Channel, f.Tile.Jt*b.J+j, 0, 0), true, siteR)
+					}
+				}
+			}
+		}
+	}
+	rep.Loads += c.loads
+	rep.Stores += c.stores
+	rep.Problems = append(rep.Problems, c.problems...)
+	rep.NProblems += c.nProblems
+	for w := range c.written {
+		if c.written[w] && !c.read[w] {
+			rep.fixupUnread++
+		}
+	}
 }
 
 // tile<16, 8, int> (mma.cuh:230-262, the NVIDIA branch): element l of lane tx is at

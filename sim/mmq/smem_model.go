@@ -926,3 +926,173 @@ func smemDotQ2_KDP4A(b *smemBlock, tid, tx, ty, k00 int) {
 		})
 	}
 }
+
+func init() {
+	// IQ types, NVFP4, Q1_0, Q2_0: the same vec_dots as above (mmq.cuh:539-840).
+	for _, t := range []quant.Type{quant.IQ2_XXS, quant.IQ3_XXS, quant.IQ3_S} {
+		smemKernelsMMA[t] = &smemKernel{load: smemLoadIQGrid(t, false), dot: smemDotMMA}
+		smemKernelsDP4A[t] = &smemKernel{load: smemLoadIQGrid(t, false), dot: smemDotQ8DP4A}
+	}
+	smemKernelsMMA[quant.IQ1_S] = &smemKernel{load: smemLoadIQGrid(quant.IQ1_S, false), dot: smemDotMMA}
+	smemKernelsDP4A[quant.IQ1_S] = &smemKernel{load: smemLoadIQGrid(quant.IQ1_S, false), dot: smemDotQ8DP4A}
+	for _, t := range []quant.Type{quant.IQ2_XS, quant.IQ2_S} {
+		smemKernelsMMA[t] = &smemKernel{load: smemLoadIQGrid(t, true), dot: smemDotQ8_0_16MMA}
+		smemKernelsDP4A[t] = &smemKernel{load: smemLoadIQGrid(t, true), dot: smemDotQ8_0_16DP4A}
+	}
+	smemKernelsMMA[quant.NVFP4] = &smemKernel{load: smemLoadNVFP4, dot: smemDotQ8_0_16MMA}
+	smemKernelsDP4A[quant.NVFP4] = &smemKernel{load: smemLoadNVFP4, dot: smemDotQ8_0_16DP4A}
+	for _, t := range []quant.Type{quant.Q1_0, quant.Q2_0} {
+		smemKernelsMMA[t] = &smemKernel{load: smemLoadQ12_0(t), dot: smemDotMMA}
+		smemKernelsDP4A[t] = &smemKernel{load: smemLoadQ12_0(t), dot: smemDotQ8DP4A}
+	}
+}
+
+// smemIQSites are the x_qs and scale store lines (MMA, dp4a) of the grid-type loads.
+var smemIQSites = map[quant.Type][2]string{
+	quant.IQ1_S:   {"ggml_cuda_mmq_load_tiles_iq1_s x_qs (mmq-load-tiles.cuh:1071-1072, dp4a 1074-1075)", "ggml_cuda_mmq_load_tiles_iq1_s x_ds (mmq-load-tiles.cuh:1083, dp4a 1085)"},
+	quant.IQ2_XXS: {"ggml_cuda_mmq_load_tiles_iq2_xxs x_qs (mmq-load-tiles.cuh:1136-1137, dp4a 1139-1140)", "ggml_cuda_mmq_load_tiles_iq2_xxs x_df (mmq-load-tiles.cuh:1147, dp4a 1149)"},
+	quant.IQ2_XS:  {"ggml_cuda_mmq_load_tiles_iq2_xs x_qs (mmq-load-tiles.cuh:1199-1200, dp4a 1202-1203)", "ggml_cuda_mmq_load_tiles_iq2_xs x_df (mmq-load-tiles.cuh:1210-1211, dp4a 1213-1214)"},
+	quant.IQ2_S:   {"ggml_cuda_mmq_load_tiles_iq2_s x_qs (mmq-load-tiles.cuh:1267-1268, dp4a 1270-1271)", "ggml_cuda_mmq_load_tiles_iq2_s x_df (mmq-load-tiles.cuh:1278-1279, dp4a 1281-1282)"},
+	quant.IQ3_XXS: {"ggml_cuda_mmq_load_tiles_iq3_xxs x_qs (mmq-load-tiles.cuh:1333-1334, dp4a 1336-1337)", "ggml_cuda_mmq_load_tiles_iq3_xxs x_df (mmq-load-tiles.cuh:1344, dp4a 1346)"},
+	quant.IQ3_S:   {"ggml_cuda_mmq_load_tiles_iq3_s x_qs (mmq-load-tiles.cuh:1402-1403, dp4a 1405-1406)", "ggml_cuda_mmq_load_tiles_iq3_s x_df (mmq-load-tiles.cuh:1413, dp4a 1415)"},
+}
+
+// smemLoadIQGrid: ggml_cuda_mmq_load_tiles_iq1_s / iq2_xxs / iq2_xs / iq2_s / iq3_xxs /
+// iq3_s: threads_per_row = (MMQ_ITER_K/(4*QR))/2 = 8 (QR = 4; IQ1_S: MMQ_ITER_K/(4*QR1_S)
+// with QR1_S = 8), nrows = 4, kqsx = threadIdx.x%8, i = i0 + threadIdx.y*4 +
+// threadIdx.x/8; thread kqsx decodes the 32 values of sub-block kqsx, 8 per l < 4
+// (grid_l: values 8*l..8*l+3, grid_h: the next 4), at x_qs[i*stride + 8*kqsx + 2*l]
+// and + 1; its scale at x_df[... + kqsx] (per 32 values), or for IQ2_XS/IQ2_S
+// (scale16) the two scales of 16 values at 2*kqsx and 2*kqsx+1. Row strides: sram_stride
+// (MMA); 2*MMQ_TILE_NE_K + 1 and the scales at txs.qs with i*(MMQ_TILE_NE_K/4) + i/4
+// (Q8_0 layout) or i*(2*MMQ_TILE_NE_K*2/QI8_0) + i/(QI8_0/4) (Q8_0_16 layout) (dp4a).
+func smemLoadIQGrid(t quant.Type, scale16 bool) func(b *smemBlock, tid, tx, ty int) {
+	sites := smemIQSites[t]
+	return func(b *smemBlock, tid, tx, ty int) {
+		kqsx := tx % 8
+		for i0 := 0; i0 < b.I; i0 += b.nw * 4 {
+			r := b.row(i0 + ty*4 + tx/8)
+			var base, scBase int
+			switch {
+			case !b.dp4a:
+				base = b.xLo + r*b.xStride(b.stride)
+				scBase = b.xLo + r*b.scStride(b.stride) + 2*smemTileNeK
+			case scale16:
+				base = b.xLo + r*b.xStride(2*smemTileNeK+1)
+				scBase = b.xLo + b.dp4aQS(false) + r*b.scStride(2*smemTileNeK*2/quant.QI8_0) + r/(quant.QI8_0/4)
+			default:
+				base = b.xLo + r*b.xStride(2*smemTileNeK+1)
+				scBase = b.xLo + b.dp4aQS(false) + r*b.scStride(smemTileNeK/4) + r/4
+			}
+			for l := 0; l < 4; l++ {
+				b.c.store(tid, base+8*kqsx+2*l, b.xq(r, (32*kqsx+8*l)/4), sites[0])
+				b.c.store(tid, base+8*kqsx+2*l+1, b.xq(r, (32*kqsx+8*l+4)/4), sites[0])
+			}
+			if scale16 {
+				b.c.store(tid, scBase+2*kqsx, b.xd(r, 2*kqsx), sites[1])
+				b.c.store(tid, scBase+2*kqsx+1, b.xd(r, 2*kqsx+1), sites[1])
+			} else {
+				b.c.store(tid, scBase+kqsx, b.xd(r, kqsx), sites[1])
+			}
+		}
+	}
+}
+
+// smemLoadNVFP4: ggml_cuda_mmq_load_tiles_nvfp4 (mmq-load-tiles.cuh:1680-1718):
+// threads_per_row = MMQ_ITER_K/QK_NVFP4 = 4, rows_per_warp = 8, kbx = threadIdx.x%4,
+// i = i0 + threadIdx.y*8 + threadIdx.x/4; per sub-block sub < 4 of 16 values
+// x_qs[... + 16*kbx + 4*sub + e] = values 64*kbx + 16*sub + {0, 4, 8, 12}[e] (q0.x, q1.x,
+// q0.y, q1.y) and x_df[... + 4*kbx + sub] (MMA :1705-1709, dp4a :1711-1715).
+func smemLoadNVFP4(b *smemBlock, tid, tx, ty int) {
+	const site = "ggml_cuda_mmq_load_tiles_nvfp4 x_qs (mmq-load-tiles.cuh:1705-1708, dp4a 1711-1714)"
+	const siteD = "ggml_cuda_mmq_load_tiles_nvfp4 x_df (mmq-load-tiles.cuh:1709, dp4a 1715)"
+	kbx := tx % 4
+	for i0 := 0; i0 < b.I; i0 += 8 * b.nw {
+		r := b.row(i0 + ty*8 + tx/4)
+		base := b.xLo + r*b.xStride(2*smemTileNeK+1)
+		scBase := b.xLo + b.dp4aQS(false) + r*b.scStride(2*smemTileNeK*2/8) + r/(16/8)
+		if !b.dp4a {
+			base = b.xLo + r*b.xStride(b.stride)
+			scBase = b.xLo + r*b.scStride(b.stride) + 2*smemTileNeK
+		}
+		for sub := 0; sub < 4; sub++ {
+			for e, off := range [4]int{0, 4, 8, 12} {
+				b.c.store(tid, base+16*kbx+4*sub+e, b.xq(r, (64*kbx+16*sub+off)/4), site)
+			}
+			b.c.store(tid, scBase+4*kbx+sub, b.xd(r, 4*kbx+sub), siteD)
+		}
+	}
+}
+
+// smemLoadQ12_0: ggml_cuda_mmq_load_tiles_q1_0 / q2_0 (mmq-load-tiles.cuh:7-96, 98-177):
+// blocks_per_iter = MMQ_ITER_K/QK (QK1_0 = 128, QK2_0 = 64), threads_per_row =
+// blocks_per_iter*QI = 8, nrows = 4, txi = threadIdx.x%8, kbx = txi/QI, kqsx = txi%QI,
+// i = i0 + threadIdx.y*4 + threadIdx.x/8; dst_offset = kbx*(QK/32*QI8_0) + kqsx*QI8_0,
+// the words dst_offset + 4*j + e (Q1_0, j < 2: 16 values per int16) or + 2*j + e (Q2_0,
+// j < 4: 8 values per int16) (MMA :64-67, :149-150; dp4a :69-72, :152-153). Scales:
+// ksx = threadIdx.x%8, i = i0 + threadIdx.y: x_df[... + ksx] = d of block ksx/(QK/32)
+// (four lanes per row store the same word) (:91, :172; dp4a :93, :174).
+func smemLoadQ12_0(t quant.Type) func(b *smemBlock, tid, tx, ty int) {
+	qk, qi, perJ, nj := 128, 4, 4, 2 // Q1_0: QK1_0, QI1_0, words per int16, int16s per thread
+	site := "ggml_cuda_mmq_load_tiles_q1_0 x_qs (mmq-load-tiles.cuh:64-67, dp4a 69-72)"
+	siteD := "ggml_cuda_mmq_load_tiles_q1_0 x_df (mmq-load-tiles.cuh:91, dp4a 93)"
+	if t == quant.Q2_0 {
+		qk, qi, perJ, nj = 64, 2, 2, 4
+		site = "ggml_cuda_mmq_load_tiles_q2_0 x_qs (mmq-load-tiles.cuh:149-150, dp4a 152-153)"
+		siteD = "ggml_cuda_mmq_load_tiles_q2_0 x_df (mmq-load-tiles.cuh:172, dp4a 174)"
+	}
+	return func(b *smemBlock, tid, tx, ty int) {
+		txi := tx % 8
+		kbx, kqsx := txi/qi, txi%qi
+		dstOff := kbx*(qk/32*quant.QI8_0) + kqsx*quant.QI8_0
+		rowStride := b.stride
+		if b.dp4a {
+			rowStride = 2*smemTileNeK + 1
+		}
+		for i0 := 0; i0 < b.I; i0 += 4 * b.nw {
+			r := b.row(i0 + ty*4 + tx/8)
+			base := b.xLo + r*b.xStride(rowStride)
+			for j := 0; j < nj; j++ {
+				for e := 0; e < perJ; e++ {
+					// values qk*kbx + 32*kqsx + 4*perJ*j + 4*e
+					b.c.store(tid, base+dstOff+perJ*j+e, b.xq(r, (qk*kbx+32*kqsx+4*perJ*j+4*e)/4), site)
+				}
+			}
+		}
+		ksx := tx % 8
+		for i0 := 0; i0 < b.I; i0 += b.nw {
+			r := b.row(i0 + ty)
+			a := b.xLo + r*b.scStride(b.stride) + 2*smemTileNeK + ksx
+			if b.dp4a {
+				a = b.xLo + b.dp4aQS(false) + r*b.scStride(2*smemTileNeK/quant.QI8_0) + r/(quant.QI8_0/2) + ksx
+			}
+			b.c.store(tid, a, b.xd(r, ksx), siteD)
+		}
+	}
+}
+
+// smemDotQ8_0_16DP4A: ggml_cuda_mmq_vec_dot_q8_0_16_q8_1_dp4a (mmq-vec-dot.cuh:446-479),
+// k01 in steps of QI8_0: vec_dot_q8_0_16_q8_1_impl<QI8_0> reads v and u [0..7] of
+// &x_qs[i*(2*MMQ_TILE_NE_K + 1) + k0] and &y_qs[j*MMQ_TILE_Y_K + k01], d8_0[0..1] of
+// &x_df[i*(2*MMQ_TILE_NE_K*2/QI8_0) + i/(QI8_0/4) + k0/(QI8_0/2)] and
+// y_df[j*MMQ_TILE_Y_K + k01/QI8_1].
+func smemDotQ8_0_16DP4A(b *smemBlock, tid, tx, ty, k00 int) {
+	const site = "vec_dot_q8_0_16_q8_1_dp4a (mmq-vec-dot.cuh:471-475)"
+	c := b.c
+	df := b.xLo + b.dp4aQS(false)
+	yqs := b.dp4aYQS()
+	for k01 := 0; k01 < smemTileNeK; k01 += 8 {
+		k0 := k00 + k01
+		b.dp4aThreads(tx, ty, func(j, i int) {
+			live := b.live(i)
+			for l := 0; l < 8; l++ {
+				c.load(tid, b.xLo+i*(2*smemTileNeK+1)+k0+l, b.xq(i, k0+l), live, site)
+				c.load(tid, yqs+j*smemTileYK+k01+l, b.yv(j, 4+k01+l), true, site)
+			}
+			for e := 0; e < 2; e++ {
+				c.load(tid, df+i*(2*smemTileNeK*2/quant.QI8_0)+i/(quant.QI8_0/4)+k0/4+e, b.xd(i, k0/4+e), live, site)
+			}
+			c.load(tid, b.yLo+j*smemTileYK+k01/8, b.yv(j, k01/8), true, site)
+		})
+	}
+}

@@ -128,8 +128,9 @@ func TestSmemIDsBarrierCaught(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 40 row tiles times 8 experts over 132 stream-K blocks: blocks run two or more tiles.
-	p, err := MakePlanID(mma, quant.Q8_0, 256, 5120, r)
+	// 40 row tiles times 8 experts over 132 stream-K blocks: blocks run two or more tiles,
+	// and K = 2048 splits tiles between blocks (fixups).
+	p, err := MakePlanID(mma, quant.Q8_0, 2048, 5120, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,6 +141,15 @@ func TestSmemIDsBarrierCaught(t *testing.T) {
 	rep := smemCheck(t, p, quant.Q8_0, SmemOptions{MaxBlocks: 2, MaxIters: 1, inject: injIDsNoBarrier})
 	if !hasKind(rep, SmemRaceWAR) {
 		t.Errorf("missing ids barrier: want a WAR race, got %d problems, first %v", rep.NProblems, first(rep))
+	}
+	// The fixup kernel's static ids_dst_shared: its blocks replayed, clean, and a RAW
+	// race without the barrier between the stores and the loads.
+	if clean.Fixups == 0 {
+		t.Fatalf("no fixup block replayed (%d fixups in the plan)", len(p.Part.Fixups))
+	}
+	rep = smemCheck(t, p, quant.Q8_0, SmemOptions{MaxBlocks: 2, MaxIters: 1, inject: injFixupNoBarrier})
+	if !hasKind(rep, SmemRaceRAW) {
+		t.Errorf("missing fixup barrier: want a RAW race, got %d problems, first %v", rep.NProblems, first(rep))
 	}
 }
 
@@ -160,13 +170,23 @@ func hasKind(rep *SmemReport, kinds ...SmemKind) bool {
 	return false
 }
 
-func TestSmemNotModelled(t *testing.T) {
-	mma, dp4a := smemDevices(t)
-	for _, dev := range []sim.Device{mma, dp4a} {
-		p := planFor(t, dev, quant.IQ2_XXS, 256, 128, 16)
-		_, err := CheckSharedMemory(p, quant.IQ2_XXS, SmemOptions{})
-		if !errors.Is(err, errors.ErrUnsupported) {
-			t.Fatalf("iq2_xxs dp4a=%v: want ErrUnsupported, got %v", p.DP4A, err)
+// Every type with an MMQ kernel is modelled on both paths; a device whose layout is
+// not modelled (AMD) is refused by MakePlan, and a plan of another type is an error.
+func TestSmemAllTypesModelled(t *testing.T) {
+	for _, dp4a := range []bool{false, true} {
+		kt := kernels
+		if dp4a {
+			kt = kernelsDP4A
 		}
+		for typ := range kt {
+			if !slices.Contains(SmemTypes(dp4a), typ) {
+				t.Errorf("%v dp4a=%v: simulated but its shared memory is not modelled", typ, dp4a)
+			}
+		}
+	}
+	mma, _ := smemDevices(t)
+	p := planFor(t, mma, quant.Q4_0, 256, 128, 16)
+	if _, err := CheckSharedMemory(p, quant.Q8_0, SmemOptions{}); err == nil {
+		t.Error("a q4_0 plan checked as q8_0")
 	}
 }
