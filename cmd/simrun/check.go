@@ -51,7 +51,8 @@ compute-sanitizer would on the GPU:
 mul_mat_q's shared memory is modelled on both paths, int8-MMA (what the device runs)
 and dp4a (--no-int8-mma), for every type with an MMQ kernel; where no model applies
 (AMD's MMQ layouts, Blackwell's FP4 MMA) shared_memory says "n/m" (JSON status
-"not_modelled"): not checked, not passed. Weights and activations are generated as by simrun run (model-like, --seed).
+"not_modelled"): not checked, not passed. Weights and activations are generated as
+by simrun run (model-like, --seed).
 
 flags:
   --type T         ggml type of the weights: {{types}}  [q4_K]
