@@ -151,8 +151,8 @@ func (r *SmemReport) Err() error {
 }
 
 // SmemOptions bound the replay: at most MaxBlocks CUDA blocks (0: 8; the first, the
-// last and those that touch the last row tile, the last column tile and the fixup
-// buffer come first), at most MaxSegments tiles per block (0: 4; the first ones and
+// last, those that touch the last row tile, the last column tile and the fixup buffer,
+// and one per tile not yet touched come first), at most MaxSegments tiles per block (0: 4; the first ones and
 // the last) and at most MaxIters K iterations per segment (0: 2; the first and the
 // last).
 type SmemOptions struct {
@@ -297,7 +297,8 @@ func pad(x, n int) int { return (x + n - 1) / n * n }
 
 // smemPickBlocks returns the blocks with work to replay: all when there are at most
 // max, else the first and the last, the first blocks touching the last row tile, the
-// last column tile and the fixup buffer, then others evenly spread. Blocks without a
+// last column tile and the fixup buffer, then one for each tile not yet touched, then
+// others evenly spread. Blocks without a
 // segment touch no shared memory past ids_dst_shared's initialisation.
 func smemPickBlocks(part *streamk.Partition, max, I, nrows int) []int {
 	var cand []int
@@ -334,6 +335,23 @@ func smemPickBlocks(part *streamk.Partition, max, I, nrows int) []int {
 	first(func(s streamk.Segment) bool { return s.Tile.It == lastIt })
 	first(func(s streamk.Segment) bool { return s.Tile.Jt == part.Params.NTilesX-1 })
 	first(func(s streamk.Segment) bool { return s.Out == streamk.ToFixup })
+	// Then a block for every tile not yet touched, in tile order, while there is room.
+	touched := map[int]bool{}
+	for _, i := range out {
+		for _, s := range part.Blocks[i].Segments {
+			touched[s.TileIndex] = true
+		}
+	}
+	for _, i := range cand {
+		for _, s := range part.Blocks[i].Segments {
+			if !touched[s.TileIndex] && len(out) < max {
+				add(i)
+				for _, s2 := range part.Blocks[i].Segments {
+					touched[s2.TileIndex] = true
+				}
+			}
+		}
+	}
 	for k := 1; len(out) < max && k < max; k++ {
 		add(cand[k*n/max])
 	}

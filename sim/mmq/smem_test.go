@@ -190,3 +190,21 @@ func TestSmemAllTypesModelled(t *testing.T) {
 		t.Error("a q4_0 plan checked as q8_0")
 	}
 }
+
+// A launch of a few tiles split over many blocks: the sample touches every tile.
+func TestSmemPickTouchesEveryTile(t *testing.T) {
+	mma, _ := smemDevices(t)
+	p := planFor(t, mma, quant.Q4_0, 4096, 768, 16)
+	if len(p.Tiles) < 4 || len(p.Part.Blocks) <= 8 {
+		t.Fatalf("want a few tiles over many blocks: %d tiles, %d blocks", len(p.Tiles), len(p.Part.Blocks))
+	}
+	touched := map[int]bool{}
+	for _, i := range smemPickBlocks(&p.Part, 8, p.I, 768) {
+		for _, s := range p.Part.Blocks[i].Segments {
+			touched[s.TileIndex] = true
+		}
+	}
+	if len(touched) != len(p.Tiles) {
+		t.Errorf("the sample touches %d of %d tiles", len(touched), len(p.Tiles))
+	}
+}
