@@ -455,24 +455,23 @@ func (c *smemChecker) load(tid, w int, want uint32, live bool, site string) {
 // smemBlock is the state of the replayed CUDA block: the launch constants and the
 // current block, tile, iteration and y half.
 type smemBlock struct {
-	k                         *smemKernel
-	c                         *smemChecker
-	I, J, nw, nthreads        int
-	stride                    int // sram_stride (MMA path)
-	dp4a, fallback, streamK   bool
-	inj                       smemInjection
-	nrows, ncols              int
-	expertCols                []int
-	yLo, xLo                  int
-	block                     int
-	tile                      streamk.TileCoord
-	iMax, jMax                int
-	kb0, half                 int
-	idsTag                    int // what ids_dst_shared holds: 0 = j, 1+e: expert e's columns
-	idsBase                   int
-	bpi                       int
-	rowsPerWarp, ntx          int
-	ySite, idsSite, writeSite string
+	k                       *smemKernel
+	c                       *smemChecker
+	I, J, nw, nthreads      int
+	stride                  int // sram_stride (MMA path)
+	dp4a, fallback, streamK bool
+	inj                     smemInjection
+	nrows, ncols            int
+	expertCols              []int
+	yLo, xLo                int
+	block                   int
+	tile                    streamk.TileCoord
+	iMax, jMax              int
+	kb0, half               int
+	idsTag                  int // what ids_dst_shared holds: 0 = j, 1+e: expert e's columns
+	idsBase                 int
+	bpi                     int
+	rowsPerWarp, ntx        int
 }
 
 func (b *smemBlock) region(w int) string {
