@@ -410,7 +410,7 @@ func checkMMQShared(rep *checkReport, dev sim.Device, typ quant.Type, s tiling.S
 	if !r.AllBlocks || r.Sampled {
 		scope += " (a sample)"
 	}
-	scope += fmt.Sprintf(", %d tile(s), %d iteration(s)", r.Segments, r.Iterations)
+	scope += fmt.Sprintf(", %d tile segment(s), %d iteration(s)", r.Segments, r.Iterations)
 	if r.Fixups > 0 {
 		scope += fmt.Sprintf(", %d stream-K fixup block(s)", r.Fixups)
 	}
