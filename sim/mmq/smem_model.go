@@ -71,7 +71,7 @@ func (b *smemBlock) scStride(s int) int {
 func smemLoadLegacyMMA(b *smemBlock, tid, tx, ty int) {
 	const site = "load_tiles (legacy, MMA) x_qs (mmq-load-tiles.cuh:213 etc.)"
 	const siteD = "load_tiles (legacy, MMA) x_df/x_dm (mmq-load-tiles.cuh:235 etc.)"
-	kbx, kqsx := tx/4, tx%4
+	kbx, kqsx := tx/quant.QI4_0, tx%quant.QI4_0 // QI = 4 for every type here
 	for i0 := 0; i0 < b.I; i0 += b.nw {
 		r := b.row(i0 + ty)
 		base := b.xLo + r*b.xStride(b.stride)
@@ -254,7 +254,7 @@ func smemLoadQ4DP4A(b *smemBlock, tid, tx, ty int) {
 func smemLoadLegacy8DP4A(b *smemBlock, tid, tx, ty int) {
 	const site = "load_tiles (legacy, dp4a) x_qs (mmq-load-tiles.cuh:358 etc.)"
 	const siteD = "load_tiles (legacy, dp4a) x_df/x_dm (mmq-load-tiles.cuh:380 etc.)"
-	kbx, kqsx := tx/4, tx%4
+	kbx, kqsx := tx/quant.QI4_0, tx%quant.QI4_0 // QI = 4 for every type here
 	for i0 := 0; i0 < b.I; i0 += b.nw {
 		r := b.row(i0 + ty)
 		base := b.xLo + r*b.xStride(2*smemTileNeK+1)
@@ -1006,7 +1006,7 @@ func smemLoadIQGrid(t quant.Type, scale16 bool) func(b *smemBlock, tid, tx, ty i
 func smemLoadNVFP4(b *smemBlock, tid, tx, ty int) {
 	const site = "ggml_cuda_mmq_load_tiles_nvfp4 x_qs (mmq-load-tiles.cuh:1705-1708, dp4a 1711-1714)"
 	const siteD = "ggml_cuda_mmq_load_tiles_nvfp4 x_df (mmq-load-tiles.cuh:1709, dp4a 1715)"
-	kbx := tx % 4
+	kbx := tx % (256 / quant.QK_NVFP4) // threads_per_row = MMQ_ITER_K/QK_NVFP4
 	for i0 := 0; i0 < b.I; i0 += 8 * b.nw {
 		r := b.row(i0 + ty*8 + tx/4)
 		base := b.xLo + r*b.xStride(2*smemTileNeK+1)
@@ -1033,11 +1033,11 @@ func smemLoadNVFP4(b *smemBlock, tid, tx, ty int) {
 // ksx = threadIdx.x%8, i = i0 + threadIdx.y: x_df[... + ksx] = d of block ksx/(QK/32)
 // (four lanes per row store the same word) (:91, :172; dp4a :93, :174).
 func smemLoadQ12_0(t quant.Type) func(b *smemBlock, tid, tx, ty int) {
-	qk, qi, perJ, nj := 128, 4, 4, 2 // Q1_0: QK1_0, QI1_0, words per int16, int16s per thread
+	qk, qi, perJ, nj := quant.QK1_0, quant.QI1_0, 4, 2 // words per int16, int16s per thread
 	site := "ggml_cuda_mmq_load_tiles_q1_0 x_qs (mmq-load-tiles.cuh:64-67, dp4a 69-72)"
 	siteD := "ggml_cuda_mmq_load_tiles_q1_0 x_df (mmq-load-tiles.cuh:91, dp4a 93)"
 	if t == quant.Q2_0 {
-		qk, qi, perJ, nj = 64, 2, 2, 4
+		qk, qi, perJ, nj = quant.QK2_0, quant.QI2_0, 2, 4
 		site = "ggml_cuda_mmq_load_tiles_q2_0 x_qs (mmq-load-tiles.cuh:149-150, dp4a 152-153)"
 		siteD = "ggml_cuda_mmq_load_tiles_q2_0 x_df (mmq-load-tiles.cuh:172, dp4a 174)"
 	}
