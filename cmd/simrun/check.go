@@ -13,12 +13,13 @@ import (
 	"github.com/ggsim/ggsim/oracle/oracletest"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
+	"github.com/ggsim/ggsim/sim/mmq"
 	"github.com/ggsim/ggsim/sim/mmvq"
 	"github.com/ggsim/ggsim/streamk"
 	"github.com/ggsim/ggsim/tiling"
 )
 
-const checkHelp = `usage: simrun check --type T --shape K,N,M [--device NAME] [--seed S]
+const checkHelp = `usage: simrun check --type T --shape K,N,M [--device NAME] [--no-int8-mma] [--seed S]
                     [--experts E,U [--routing R | --ids I,I,...]] [--lanes=false] [--json]
 
 check is a sanitizer for ggml's kernels without a GPU: it runs the launch ggml makes for
@@ -34,18 +35,30 @@ compute-sanitizer would on the GPU:
                  blocks storing one element is a write race, a store past dst is out of
                  bounds (the one-token MUL_MAT_ID race of mul_mat_vec_q is one)
   id_write_race  sim/mmvq's detector of that race (IDWriteRace) agrees with dst_writes
-  shared_memory  the kernel run lane by lane (mul_mat_vec_q: every block, warp and lane,
-                 its cross-warp sums through a shared memory that flags a read of an
-                 unwritten (poisoned) word and every read/write race between barriers)
+  shared_memory  the kernel's shared memory, thread by thread, against its allocation:
+                 mul_mat_vec_q run lane by lane (every block, warp and lane, its
+                 cross-warp sums through a shared memory that flags a read of an
+                 unwritten (poisoned) word and every read/write race between barriers);
+                 mul_mat_q: one CUDA block's load_tiles, tile_y copy, vec_dot and
+                 write_back accesses replayed barrier by barrier with mmq.cuh's index
+                 arithmetic (sim/mmq CheckSharedMemory; a sample of blocks, tiles and
+                 iterations): an index outside mmq_get_nbytes_shared, a read of a word
+                 not written in its phase or holding another value than the kernel
+                 needs, a race between barriers (info: reads of rows past i_max that
+                 write_back discards, words written and never read)
   lanes_vs_fast  the lane-by-lane run gives the fast simulator's bits
 
-mul_mat_q is not modelled lane by lane: its shared memory is not checked (said in the
-report). Weights and activations are generated as by simrun run (model-like, --seed).
+mul_mat_q's shared memory is modelled on both paths, int8-MMA (what the device runs)
+and dp4a (--no-int8-mma), for every type with an MMQ kernel; where no model applies
+(AMD's MMQ layouts, Blackwell's FP4 MMA) shared_memory says "n/m" (JSON status
+"not_modelled"): not checked, not passed. Weights and activations are generated as
+by simrun run (model-like, --seed).
 
 flags:
   --type T         ggml type of the weights: {{types}}  [q4_K]
   --shape K,N,M    K values per row, N rows, M columns (tokens with --experts)  [4096,64,1]
   --device NAME    a device of the catalog: {{devices}}  [H200]
+  --no-int8-mma    a build without int8 MMA (mul_mat_q's dp4a path)
   --seed S         seed of the weights, activations and routing  [1]
   --experts E,U    MUL_MAT_ID: E experts of N rows, U used per token
   --routing R      how tokens pick experts: uniform, hot, sparse, all-to-one  [uniform]
@@ -57,6 +70,7 @@ example:
   simrun check --type q4_K --shape 4096,64,1
   simrun check --type q4_0 --shape 256,66,1 --experts 4,2 --ids 0,1
   simrun check --type q4_K --shape 4096,4096,128 --lanes=false --json
+  simrun check --type q4_0 --shape 4096,200,64 --no-int8-mma
 
 Exit status: 0 when nothing is found, 1 when something is (or a check cannot run: an
 unsupported type), 2 for a usage error.
@@ -73,31 +87,35 @@ var checkCLI = cli{name: "check", help: func() string {
 }}
 
 // checkItem is one check of the sanitizer; Ran is false where it does not apply.
+// Status is "not_modelled" where the check applies but ggsim has no model for it (the
+// check did not run and passed nothing).
 type checkItem struct {
 	Name   string `json:"name"`
 	Ran    bool   `json:"ran"`
 	OK     bool   `json:"ok"`
+	Status string `json:"status,omitempty"`
 	Detail string `json:"detail"`
 }
 
 // checkReport is simrun check's result (--json: this).
 type checkReport struct {
-	Device   string      `json:"device"`
-	Op       string      `json:"op"`
-	Type     string      `json:"type"`
-	K        int         `json:"k"`
-	N        int         `json:"n"`
-	M        int         `json:"m"`
-	Experts  int         `json:"experts,omitempty"`
-	Used     int         `json:"used,omitempty"`
-	Routing  string      `json:"routing,omitempty"`
-	IDs      []int32     `json:"ids,omitempty"`
-	Seed     uint64      `json:"seed"`
-	Kernel   string      `json:"kernel"`
-	Reason   string      `json:"reason"`
-	Checks   []checkItem `json:"checks"`
-	Findings []string    `json:"findings"`
-	OK       bool        `json:"ok"`
+	Device    string      `json:"device"`
+	NoInt8MMA bool        `json:"no_int8_mma,omitempty"`
+	Op        string      `json:"op"`
+	Type      string      `json:"type"`
+	K         int         `json:"k"`
+	N         int         `json:"n"`
+	M         int         `json:"m"`
+	Experts   int         `json:"experts,omitempty"`
+	Used      int         `json:"used,omitempty"`
+	Routing   string      `json:"routing,omitempty"`
+	IDs       []int32     `json:"ids,omitempty"`
+	Seed      uint64      `json:"seed"`
+	Kernel    string      `json:"kernel"`
+	Reason    string      `json:"reason"`
+	Checks    []checkItem `json:"checks"`
+	Findings  []string    `json:"findings"`
+	OK        bool        `json:"ok"`
 }
 
 func (r *checkReport) add(name string, ran, ok bool, format string, a ...any) {
@@ -114,6 +132,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	typName := fl.String("type", "q4_K", "")
 	shape := fl.String("shape", "4096,64,1", "")
 	devName := fl.String("device", "H200", "")
+	noMMA := fl.Bool("no-int8-mma", false, "")
 	seed := fl.Uint64("seed", 1, "")
 	experts := fl.String("experts", "", "")
 	routing := fl.String("routing", "uniform", "")
@@ -129,6 +148,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.usage(stderr, fmt.Errorf("--device: %w", err))
 	}
+	dev.NoTuringMMA = *noMMA
 	typ, err := quant.ParseType(*typName)
 	if err != nil {
 		return c.usage(stderr, fmt.Errorf("--type: %w", err))
@@ -141,7 +161,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	if _, err := typ.RowSize(int64(K)); err != nil {
 		return c.usage(stderr, fmt.Errorf("--shape: K=%d: %w", K, err))
 	}
-	rep := &checkReport{Device: dev.Name, Op: "MUL_MAT", Type: typ.String(), K: K, N: N, M: M, Seed: *seed, Findings: []string{}}
+	rep := &checkReport{Device: dev.Name, NoInt8MMA: *noMMA, Op: "MUL_MAT", Type: typ.String(), K: K, N: N, M: M, Seed: *seed, Findings: []string{}}
 	E, U := 0, 0
 	var ids []int32
 	if *experts != "" {
@@ -291,7 +311,7 @@ func runChecks(rep *checkReport, dev sim.Device, typ quant.Type, s tiling.Shape,
 		return
 	}
 	if d.Kernel == tiling.KernelMMQ {
-		rep.add("shared_memory", false, true, "mul_mat_q is not modelled lane by lane: its shared memory is not checked")
+		checkMMQShared(rep, dev, typ, s, rt)
 		rep.add("lanes_vs_fast", false, true, "mul_mat_q has no lane-by-lane mode")
 		return
 	}
@@ -353,6 +373,60 @@ func runChecks(rep *checkReport, dev sim.Device, typ quant.Type, s tiling.Shape,
 		}
 	}
 	rep.add("lanes_vs_fast", true, true, "all %d outputs bit-identical", len(fast.Out))
+}
+
+const statusNotModelled = "not_modelled"
+
+// checkMMQShared adds the shared_memory check of a mul_mat_q launch: sim/mmq's
+// CheckSharedMemory replays one CUDA block's shared-memory accesses (a sample of
+// blocks, tiles and iterations for a large launch). A type or path without a model is
+// reported as not modelled, never as passed.
+func checkMMQShared(rep *checkReport, dev sim.Device, typ quant.Type, s tiling.Shape, rt *moe.Routing) {
+	var p *mmq.Plan
+	var err error
+	switch {
+	case s.ID() && rt == nil:
+		rep.add("shared_memory", false, true, "the routing is invalid")
+		return
+	case s.ID():
+		p, err = mmq.MakePlanID(dev, typ, int(s.K), int(s.N), rt)
+	default:
+		p, err = mmq.MakePlan(dev, typ, int(s.K), int(s.N), int(s.M))
+	}
+	var r *mmq.SmemReport
+	if err == nil {
+		r, err = mmq.CheckSharedMemory(p, typ, mmq.SmemOptions{})
+	}
+	switch {
+	case errors.Is(err, errors.ErrUnsupported):
+		rep.Checks = append(rep.Checks, checkItem{Name: "shared_memory", OK: true, Status: statusNotModelled,
+			Detail: fmt.Sprintf("not modelled, not checked: %v", err)})
+		return
+	case err != nil:
+		rep.add("shared_memory", true, false, "%v", err)
+		return
+	}
+	scope := fmt.Sprintf("%s path, %d block(s)", r.Path, r.Blocks)
+	if !r.AllBlocks || r.Sampled {
+		scope += " (a sample)"
+	}
+	scope += fmt.Sprintf(", %d tile segment(s), %d iteration(s)", r.Segments, r.Iterations)
+	if r.Fixups > 0 {
+		scope += fmt.Sprintf(", %d stream-K fixup block(s)", r.Fixups)
+	}
+	scope += fmt.Sprintf(": %d loads, %d stores in %d words", r.Loads, r.Stores, r.Words)
+	if err := r.Err(); err != nil {
+		rep.add("shared_memory", true, false, "%s; %d problem(s), first: %v", scope, r.NProblems, r.Problems[0])
+		return
+	}
+	info := ""
+	if r.DeadUnwritten > 0 {
+		info += fmt.Sprintf("; info: %d load(s) of unwritten rows past i_max, discarded by write_back", r.DeadUnwritten)
+	}
+	if r.Unread > 0 {
+		info += fmt.Sprintf("; info: %d word(s) written, never read (%s)", r.Unread, r.UnreadWhere)
+	}
+	rep.add("shared_memory", true, true, "%s: no access outside the allocation, no unwritten or wrong word read, no race between barriers%s", scope, info)
 }
 
 // writeMap counts the stores of one launch per dst element.
@@ -513,6 +587,8 @@ func writeCheckText(w io.Writer, r *checkReport) {
 	for _, c := range r.Checks {
 		st := "ok  "
 		switch {
+		case c.Status == statusNotModelled:
+			st = "n/m "
 		case !c.Ran:
 			st = "--  "
 		case !c.OK:

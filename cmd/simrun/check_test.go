@@ -122,3 +122,33 @@ func TestCheckFindings(t *testing.T) {
 		}
 	}
 }
+
+// mul_mat_q's shared memory: checked for a modelled type on both paths (it ran, found
+// nothing, said which path), reported as not modelled (not ran, status "not_modelled",
+// "n/m" in text) for a type without a model.
+func TestCheckMMQSharedMemory(t *testing.T) {
+	for _, args := range [][]string{
+		{"--type", "q4_0", "--shape", "1024,200,40"},
+		{"--type", "q4_0", "--shape", "1024,200,16", "--no-int8-mma"},
+		{"--type", "q8_0", "--shape", "256,200,40", "--experts", "8,2"},
+		{"--type", "q6_K", "--shape", "1024,200,40"},
+		{"--type", "iq2_xs", "--shape", "1024,200,16", "--no-int8-mma"},
+	} {
+		code, r := runCheckJSON(t, args...)
+		c := checkOf(r, "shared_memory")
+		if code != 0 || !r.OK || !c.Ran || !c.OK || c.Status != "" || !strings.Contains(c.Detail, "path") {
+			t.Errorf("%q: exit %d, shared_memory %+v", args, code, c)
+		}
+		if strings.Contains(r.Kernel, "mmq") == false {
+			t.Errorf("%q: kernel %s, want mul_mat_q", args, r.Kernel)
+		}
+	}
+	code, r := runCheckJSON(t, "--type", "q4_0", "--shape", "1024,200,40", "--device", "MI300X")
+	if c := checkOf(r, "shared_memory"); code != 0 || !strings.Contains(r.Kernel, "mmq") || c.Ran || c.Status != statusNotModelled || !strings.Contains(c.Detail, "not modelled") {
+		t.Errorf("MI300X: exit %d, kernel %s, shared_memory %+v", code, r.Kernel, c)
+	}
+	_, out, _ := runCmd(t, "check", "--type", "q4_0", "--shape", "1024,200,40", "--device", "MI300X")
+	if !strings.Contains(out, "n/m  shared_memory") {
+		t.Errorf("MI300X text:\n%s", out)
+	}
+}

@@ -68,7 +68,46 @@
 // in order; its value has MulMat's bits (TestTraceOutputMatchesFast). TraceOutputID does
 // the same for a MUL_MAT_ID output (its expert's channel and compact column;
 // TestTraceOutputIDMatchesFast). simrun trace prints them. The tile's shared memory is
-// not modelled lane by lane.
+// not modelled lane by lane there; see below.
+//
+// # Shared-memory sanitizer
+//
+// CheckSharedMemory (smem.go, smem_model.go) replays, thread by thread and barrier by
+// barrier, the shared-memory stores and loads of CUDA blocks of a launch: mul_mat_q's
+// ids_dst_shared (mmq.cuh:975-984, 1020-1033, 1114-1126, 1169-1180), load_tiles
+// (mmq-load-tiles.cuh), the tile_y copy and the two vec_dot calls per iteration of
+// mul_mat_q_process_tile (mmq.cuh:868-937) and write_back's ids_dst loads, with the
+// index arithmetic of those functions, against the allocation mmq_get_nbytes_shared
+// (mmq.cuh:1380; tile_y at J, tile_x after GGML_PAD(J*MMQ_TILE_Y_K, nthreads)). The
+// values stored name what the kernel stores (source row, iteration, which 4 of the 256
+// values or which scale), so a load finds the wrong word as well as poison, and a store
+// of two threads to one word with the same value (fallback rows clamped to i_max) is
+// no race. Reported: out of range, unwritten in the phase, wrong word, RAW/WAR/WAW
+// races, misaligned ldmatrix; information: loads of unwritten rows past i_max whose
+// results write_back discards, words written and never read.
+//
+// With MUL_MAT_ID the static ids_dst_shared[J] of mul_mat_q_stream_k_fixup
+// (mmq.cuh:1340-1368) is replayed too, each fixup block on its own.
+//
+// Measured (2026-12-02, a throwaway sweep, not a test): 6644 launches on the H200's
+// int8-MMA and dp4a paths, every type, M = 9..520 (616 distinct path, type, J and
+// fallback configurations) and MUL_MAT_ID with 16 experts: no problem; every word
+// written is read except tile_y's padding to nthreads and the columns past the last.
+// The injected bugs of smem_test.go (a row stride off by one, a missing barrier, a
+// tile_y offset, a short copy, a misplaced tile_x) are each caught on every type and
+// path.
+//
+// Shared-memory limits: every type with an MMQ kernel is modelled on both NVIDIA paths:
+// the int8-MMA path (the TURING_MMA_AVAILABLE branches; mma.cuh's NVIDIA fragment
+// layouts: ldmatrix.x4 / .x2 for A, load_generic for B) and the dp4a path (the #else
+// branches, vecdotq.cuh's _impl reads). AMD's MFMA/WMMA layouts and Blackwell's native
+// FP4 path are not (MakePlan refuses them). The replay is a sample for large launches
+// (SmemOptions: blocks, tiles per block, iterations per tile; every block with work for
+// small ones); the data are symbolic, so two threads storing different values to one
+// word in one interval is reported whatever the data. Values are derived from the
+// block formats as ggsim's quant package documents them; a store and a load that agree
+// on a wrong reading of a format would not be caught. Bank conflicts and performance
+// are not modelled.
 //
 // # Limits
 //
