@@ -51,7 +51,7 @@ compute-sanitizer would on the GPU:
 mul_mat_q's shared memory is modelled on both paths, int8-MMA (what the device runs)
 and dp4a (--no-int8-mma), for every type with an MMQ kernel; where no model applies
 (AMD's MMQ layouts, Blackwell's FP4 MMA) shared_memory says "n/m" (JSON status
-"not_modelled"): not checked, not passed. Weights and activations are generated as
+"not_modelled"): not checked, not passed (exit 1). Weights and activations are generated as
 by simrun run (model-like, --seed).
 
 flags:
@@ -73,7 +73,7 @@ example:
   simrun check --type q4_0 --shape 4096,200,64 --no-int8-mma
 
 Exit status: 0 when nothing is found, 1 when something is (or a check cannot run: an
-unsupported type), 2 for a usage error.
+unsupported type; or a check applies but is not modelled, "n/m"), 2 for a usage error.
 `
 
 var checkCLI = cli{name: "check", help: func() string {
@@ -115,7 +115,10 @@ type checkReport struct {
 	Reason    string      `json:"reason"`
 	Checks    []checkItem `json:"checks"`
 	Findings  []string    `json:"findings"`
-	OK        bool        `json:"ok"`
+	// NotModelled names the checks that apply here but ggsim has no model for: the
+	// run is then not a pass (ok false, exit 1) even with no finding.
+	NotModelled []string `json:"not_modelled"`
+	OK          bool     `json:"ok"`
 }
 
 func (r *checkReport) add(name string, ran, ok bool, format string, a ...any) {
@@ -212,7 +215,13 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	rep.Kernel, rep.Reason = d.Kernel.String(), d.Reason
 	runChecks(rep, dev, typ, s, ids, U, *seed, *lanes)
-	rep.OK = len(rep.Findings) == 0
+	rep.NotModelled = []string{}
+	for _, c := range rep.Checks {
+		if c.Status == statusNotModelled {
+			rep.NotModelled = append(rep.NotModelled, c.Name)
+		}
+	}
+	rep.OK = len(rep.Findings) == 0 && len(rep.NotModelled) == 0
 	code := exitOK
 	if !rep.OK {
 		code = exitFail
@@ -221,8 +230,11 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		return c.writeJSON(stdout, stderr, rep, code)
 	}
 	writeCheckText(stdout, rep)
-	if !rep.OK {
+	if len(rep.Findings) > 0 {
 		fmt.Fprintf(stderr, "simrun check: %d finding(s)\n", len(rep.Findings))
+	}
+	if len(rep.NotModelled) > 0 {
+		fmt.Fprintf(stderr, "simrun check: not modelled, so not a pass: %s\n", strings.Join(rep.NotModelled, ", "))
 	}
 	return code
 }
@@ -596,9 +608,12 @@ func writeCheckText(w io.Writer, r *checkReport) {
 		}
 		fmt.Fprintf(w, "  %s %-14s %s\n", st, c.Name, c.Detail)
 	}
-	if r.OK {
+	switch {
+	case r.OK:
 		fmt.Fprintln(w, "check: nothing found")
-	} else {
+	case len(r.Findings) == 0:
+		fmt.Fprintf(w, "check: nothing found in the checks that ran; not modelled: %s\n", strings.Join(r.NotModelled, ", "))
+	default:
 		fmt.Fprintf(w, "check: %d finding(s): what ggml does wrong here\n", len(r.Findings))
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -144,11 +145,13 @@ func TestCheckMMQSharedMemory(t *testing.T) {
 		}
 	}
 	code, r := runCheckJSON(t, "--type", "q4_0", "--shape", "1024,200,40", "--device", "MI300X")
-	if c := checkOf(r, "shared_memory"); code != 0 || !strings.Contains(r.Kernel, "mmq") || c.Ran || c.Status != statusNotModelled || !strings.Contains(c.Detail, "not modelled") {
-		t.Errorf("MI300X: exit %d, kernel %s, shared_memory %+v", code, r.Kernel, c)
+	// Not modelled is not a pass: exit 1, ok false, named in not_modelled.
+	if c := checkOf(r, "shared_memory"); code != 1 || r.OK || !slices.Equal(r.NotModelled, []string{"shared_memory"}) || len(r.Findings) != 0 ||
+		!strings.Contains(r.Kernel, "mmq") || c.Ran || c.Status != statusNotModelled || !strings.Contains(c.Detail, "not modelled") {
+		t.Errorf("MI300X: exit %d, ok %v, not_modelled %q, kernel %s, shared_memory %+v", code, r.OK, r.NotModelled, r.Kernel, c)
 	}
-	_, out, _ := runCmd(t, "check", "--type", "q4_0", "--shape", "1024,200,40", "--device", "MI300X")
-	if !strings.Contains(out, "n/m  shared_memory") {
-		t.Errorf("MI300X text:\n%s", out)
+	code, out, errs := runCmd(t, "check", "--type", "q4_0", "--shape", "1024,200,40", "--device", "MI300X")
+	if code != 1 || !strings.Contains(out, "n/m  shared_memory") || !strings.Contains(out, "not modelled: shared_memory") || !strings.Contains(errs, "not a pass") {
+		t.Errorf("MI300X text: exit %d\n%s\nstderr: %s", code, out, errs)
 	}
 }
