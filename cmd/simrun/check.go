@@ -168,37 +168,9 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	E, U := 0, 0
 	var ids []int32
 	if *experts != "" {
-		e, err := parseInts(*experts, -1)
-		if err != nil || len(e) > 2 {
-			return c.usage(stderr, fmt.Errorf("--experts %q: want E,U", *experts))
-		}
-		E, U = int(e[0]), 1
-		if len(e) == 2 {
-			U = int(e[1])
-		}
-		if E < 1 || U < 1 || U > E || E > 1024 {
-			return c.usage(stderr, fmt.Errorf("--experts %q: want 1 <= U <= E <= 1024", *experts))
-		}
-		if *idsFlag != "" {
-			if set["routing"] {
-				return c.usage(stderr, errors.New("give --routing or --ids, not both"))
-			}
-			iv, err := parseInts(*idsFlag, -1)
-			if err != nil || len(iv) != M*U {
-				return c.usage(stderr, fmt.Errorf("--ids %q: want %d integers (M=%d tokens times U=%d)", *idsFlag, M*U, M, U))
-			}
-			for _, x := range iv {
-				if x < 0 || x >= int64(E) {
-					return c.usage(stderr, fmt.Errorf("--ids: expert %d outside [0, %d)", x, E))
-				}
-				ids = append(ids, int32(x))
-			}
-			rep.Routing = "ids"
-		} else {
-			if ids, err = routeIDs(*routing, *seed, E, U, M); err != nil {
-				return c.usage(stderr, fmt.Errorf("--routing: %w", err))
-			}
-			rep.Routing = *routing
+		var err error
+		if E, U, ids, rep.Routing, err = parseExperts(*experts, *routing, *idsFlag, set, *seed, M); err != nil {
+			return c.usage(stderr, err)
 		}
 		rep.Op, rep.Experts, rep.Used, rep.IDs = "MUL_MAT_ID", E, U, ids
 	} else if set["routing"] || set["ids"] {
