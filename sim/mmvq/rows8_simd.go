@@ -29,10 +29,20 @@ func rows8For(t quant.Type, k tiling.Kernel, ncols int) rows8Factory {
 	if !sim.Vec8 || !useRows8 {
 		return nil
 	}
-	if t == quant.Q4_K && mustKernel(t).DotFor == nil {
-		return newQ4KRows8
+	f := rows8Kernels[t]
+	if f == nil || mustKernel(t).DotFor != nil {
+		return nil
 	}
-	return nil
+	return f
+}
+
+// rows8Kernels holds the 8-row kernels; a type's entry applies only while its vec_dot is
+// the same in every instantiation (DotFor nil).
+var rows8Kernels = map[quant.Type]rows8Factory{
+	quant.Q4_K:   rows8Of[q4KLanes],
+	quant.Q6_K:   rows8Of[q6KLanes],
+	quant.Q8_0:   rows8Of[q80Lanes],
+	quant.IQ4_XS: rows8Of[iq4XSLanes],
 }
 
 // Rows8 reports whether this build and CPU run some vec_dots eight rows at a time.
@@ -44,8 +54,8 @@ var (
 	zero8    = archsimd.BroadcastFloat32x8(0)
 )
 
-// dotNib8 is sim.Dp4a(v, u, 0) on each lane for v holding four bytes in [0, 15] (the
-// unsigned operand of VPMADDUBSW; pair sums stay within int16).
+// dotNib8 is sim.Dp4a(v, u, 0) on each lane for v holding four bytes in [0, 127] (the
+// unsigned operand of VPMADDUBSW; pair sums stay within ±2·127·128, inside int16).
 func dotNib8(v archsimd.Uint32x8, u int32) archsimd.Int32x8 {
 	return v.AsUint8x32().DotProductPairsSaturated(archsimd.BroadcastInt32x8(u).AsInt8x32()).DotProductPairs(ones16)
 }
@@ -99,14 +109,27 @@ func (w *q4KLanes) dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.F
 	return sim.Add8(tmp, r)
 }
 
-func newQ4KRows8(l *launch) rows8Func {
+// lanes8 is one type's x block part that one thread reads, unpacked for eight rows
+// (load), and its vec_dot with accumulation on each lane (dot: the scalar vec_dot's float
+// steps in its order, with the 8-lane functions of package sim).
+type lanes8 interface {
+	load(rows *[8][]byte, kbx, iqs int)
+	dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.Float32x8
+}
+
+// rows8Of is the 8-row kernel of the lanes type W: output's thread loop, cross-warp sums
+// and butterfly on eight rows, each thread's x block part loaded once for all columns.
+func rows8Of[W any, P interface {
+	*W
+	lanes8
+}](l *launch) rows8Func {
 	p := l.plan
 	nt := p.ThreadsPerRow()
 	tpb := p.QI / p.VDR
 	ybl := p.QK / 32
 	acc := make([]archsimd.Float32x8, tiling.MMVQMaxBatchSize*nt)
 	lanes := make([]archsimd.Float32x8, 32)
-	var w q4KLanes
+	w := P(new(W))
 	return func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
 		nc := len(ys)
 		for tid := 0; tid < nt; tid++ {

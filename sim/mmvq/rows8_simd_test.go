@@ -32,20 +32,32 @@ func scalarToo(t *testing.T, f func() ([]float32, error)) (scalar, rows8 []float
 	return scalar, rows8, true
 }
 
-// q4KEdgeWeights is weights() of Q4_K with some blocks' d and dmin set to tiny, huge,
-// zero, subnormal, infinite and NaN halves, so that the 8-lane functions take their
-// scalar lanes (Inf and NaN; FMA results below 2^-125 cannot occur here: both scales are
-// halves).
-func q4KEdgeWeights(t *testing.T, k, n int, rng *rand.Rand) []byte {
-	x, _ := weights(t, quant.Q4_K, k, n, rng)
-	rs, _ := quant.Q4_K.RowSize(int64(k))
+// rows8Types are the types with an 8-row kernel; halfAt gives the byte offsets of each
+// block's float16 scales (d, and dmin for Q4_K) that edgeWeights overwrites.
+var rows8Types = []struct {
+	t      quant.Type
+	halfAt []int
+}{
+	{quant.Q4_K, []int{0, 2}},
+	{quant.Q6_K, []int{208}},
+	{quant.Q8_0, []int{0}},
+	{quant.IQ4_XS, []int{0}},
+}
+
+// edgeWeights is weights() of type t with a quarter of the blocks' scales (the halves at
+// halfAt) set to zero, subnormal, tiny, huge, infinite and NaN halves, so that the 8-lane
+// functions take their scalar lanes (flushed products, Inf, NaN).
+func edgeWeights(t *testing.T, ty quant.Type, halfAt []int, k, n int, rng *rand.Rand) []byte {
+	x, _ := weights(t, ty, k, n, rng)
+	rs, _ := ty.RowSize(int64(k))
+	bs, _ := ty.RowSize(int64(ty.BlockSize()))
 	halves := []f16.Half{0x0000, 0x8000, 0x0001, 0x03ff, 0x0400, 0x7bff, 0xfbff, 0x1000, 0x7c00, 0xfc00, 0x7e01}
 	for r := 0; r < n; r++ {
-		for b := 0; b < k/256; b++ {
+		for b := 0; b < k/ty.BlockSize(); b++ {
 			if rng.IntN(4) != 0 {
 				continue
 			}
-			o := r*int(rs) + b*144 + 2*rng.IntN(2)
+			o := r*int(rs) + b*int(bs) + halfAt[rng.IntN(len(halfAt))]
 			h := halves[rng.IntN(len(halves))]
 			x[o], x[o+1] = byte(h), byte(h>>8)
 		}
@@ -60,44 +72,47 @@ func TestRows8MatchesScalar(t *testing.T) {
 	if !sim.Vec8 {
 		t.Skip("SKIP (not a pass): this CPU lacks AVX2 or FMA")
 	}
-	if rows8For(quant.Q4_K, 0, 1) == nil {
-		t.Fatal("no 8-row kernel for q4_K")
-	}
 	dev := h200(t)
 	const seed = 1212
 	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewPCG(seed, 1))
-	races := 0
-	defer func() { t.Logf("%d MUL_MAT_ID shapes refused as write races by both paths", races) }()
-	for _, k := range []int{256, 1024, 4096} {
-		for _, n := range []int{1, 13, 64} {
-			x := q4KEdgeWeights(t, k, n, rng)
-			for _, m := range []int{1, 2, 5, 8} {
-				y := acts(k, m, rng)
-				if m == 5 {
-					for i := range y {
-						y[i] *= float32(math.Ldexp(1, rng.IntN(200)-100))
+	for _, tc := range rows8Types {
+		if rows8For(tc.t, 0, 1) == nil {
+			t.Fatalf("no 8-row kernel for %v", tc.t)
+		}
+		rng := rand.New(rand.NewPCG(seed, 1))
+		ty := tc.t
+		races := 0
+		for _, k := range []int{256, 1024, 4096} {
+			for _, n := range []int{1, 13, 64} {
+				x := edgeWeights(t, ty, tc.halfAt, k, n, rng)
+				for _, m := range []int{1, 2, 5, 8} {
+					y := acts(k, m, rng)
+					if m == 5 {
+						for i := range y {
+							y[i] *= float32(math.Ldexp(1, rng.IntN(200)-100))
+						}
 					}
+					s, v, _ := scalarToo(t, func() ([]float32, error) { return MulMat(dev, ty, x, k, n, y, m) })
+					sameBits(t, fmt.Sprintf("%v MulMat k=%d n=%d m=%d", ty, k, n, m), s, v)
 				}
-				s, v, _ := scalarToo(t, func() ([]float32, error) { return MulMat(dev, quant.Q4_K, x, k, n, y, m) })
-				sameBits(t, fmt.Sprintf("MulMat k=%d n=%d m=%d", k, n, m), s, v)
-			}
-			const E, U = 3, 2
-			as := q4KEdgeWeights(t, k, n*E, rng)
-			for _, T := range []int{1, 3, 8} {
-				b := acts(k, T, rng)
-				ids := make([]int32, U*T)
-				for tk := 0; tk < T; tk++ {
-					ids[tk*U], ids[tk*U+1] = int32(tk%E), int32((tk+1)%E)
+				const E, U = 3, 2
+				as := edgeWeights(t, ty, tc.halfAt, k, n*E, rng)
+				for _, T := range []int{1, 3, 8} {
+					b := acts(k, T, rng)
+					ids := make([]int32, U*T)
+					for tk := 0; tk < T; tk++ {
+						ids[tk*U], ids[tk*U+1] = int32(tk%E), int32((tk+1)%E)
+					}
+					s, v, ok := scalarToo(t, func() ([]float32, error) { return MulMatID(dev, ty, as, k, n, E, b, 1, T, ids, U) })
+					if !ok {
+						races++
+						continue
+					}
+					sameBits(t, fmt.Sprintf("%v MulMatID k=%d n=%d T=%d", ty, k, n, T), s, v)
 				}
-				s, v, ok := scalarToo(t, func() ([]float32, error) { return MulMatID(dev, quant.Q4_K, as, k, n, E, b, 1, T, ids, U) })
-				if !ok {
-					races++
-					continue
-				}
-				sameBits(t, fmt.Sprintf("MulMatID k=%d n=%d T=%d", k, n, T), s, v)
 			}
 		}
+		t.Logf("%v: %d MUL_MAT_ID shapes refused as write races by both paths", ty, races)
 	}
 }
 
@@ -107,19 +122,21 @@ func TestRows8GOMAXPROCS(t *testing.T) {
 		t.Skip("SKIP (not a pass): this CPU lacks AVX2 or FMA")
 	}
 	dev := h200(t)
-	rng := rand.New(rand.NewPCG(7, 7))
-	const k, n, m = 2048, 203, 3
-	x := q4KEdgeWeights(t, k, n, rng)
-	y := acts(k, m, rng)
-	var outs [2][]float32
-	for i, procs := range []int{1, 2} {
-		old := runtime.GOMAXPROCS(procs)
-		var err error
-		outs[i], err = MulMat(dev, quant.Q4_K, x, k, n, y, m)
-		runtime.GOMAXPROCS(old)
-		if err != nil {
-			t.Fatal(err)
+	for _, tc := range rows8Types {
+		rng := rand.New(rand.NewPCG(7, 7))
+		const k, n, m = 2048, 203, 3
+		x := edgeWeights(t, tc.t, tc.halfAt, k, n, rng)
+		y := acts(k, m, rng)
+		var outs [2][]float32
+		for i, procs := range []int{1, 2} {
+			old := runtime.GOMAXPROCS(procs)
+			var err error
+			outs[i], err = MulMat(dev, tc.t, x, k, n, y, m)
+			runtime.GOMAXPROCS(old)
+			if err != nil {
+				t.Fatal(err)
+			}
 		}
+		sameBits(t, fmt.Sprintf("%v GOMAXPROCS 1 vs 2", tc.t), outs[0], outs[1])
 	}
-	sameBits(t, "GOMAXPROCS 1 vs 2", outs[0], outs[1])
 }
