@@ -43,6 +43,11 @@ var rows8Kernels = map[quant.Type]rows8Factory{
 	quant.Q6_K:   rows8Of[q6KLanes],
 	quant.Q8_0:   rows8Of[q80Lanes],
 	quant.IQ4_XS: rows8Of[iq4XSLanes],
+	quant.Q5_K:   rows8Of[q5KLanes],
+	quant.Q4_0:   rows8Of[q40Lanes],
+	quant.Q5_0:   rows8Of[q50Lanes],
+	quant.Q4_1:   rows8Of[q41Lanes],
+	quant.Q5_1:   rows8Of[q51Lanes],
 }
 
 // Rows8 reports whether this build and CPU run some vec_dots eight rows at a time.

@@ -42,6 +42,11 @@ var rows8Types = []struct {
 	{quant.Q6_K, []int{208}},
 	{quant.Q8_0, []int{0}},
 	{quant.IQ4_XS, []int{0}},
+	{quant.Q5_K, []int{0, 2}},
+	{quant.Q4_0, []int{0}},
+	{quant.Q5_0, []int{0}},
+	{quant.Q4_1, []int{0, 2}},
+	{quant.Q5_1, []int{0, 2}},
 }
 
 // edgeWeights is weights() of type t with a quarter of the blocks' scales (the halves at
