@@ -20,6 +20,7 @@ import (
 type q5KLanes struct{ q4KLanes }
 
 func (w *q5KLanes) load(rows *[8][]byte, kbx, iqs int) {
+	w.src = src{rows, kbx, vecDotQ5_K}
 	bq8 := 2 * ((iqs / 2) / 4)
 	off := 4 * ((iqs / 2) % 4)
 	var v [2][2][8]uint32
@@ -76,11 +77,13 @@ func (w *legacyLanes) set5(v *[2][2][8]uint32) {
 
 // q40Lanes is vec_dot_q4_0_q8_1's part of one thread for eight rows.
 type q40Lanes struct {
+	src
 	legacyLanes
 	d archsimd.Float32x8
 }
 
 func (w *q40Lanes) load(rows *[8][]byte, kbx, iqs int) {
+	w.src = src{rows, kbx, vecDotQ4_0}
 	var v [2][8]uint32
 	var d [8]float32
 	for q := range rows {
@@ -100,8 +103,9 @@ func (w *q40Lanes) load(rows *[8][]byte, kbx, iqs int) {
 func (w *q40Lanes) dotOff(tmp archsimd.Float32x8, iqs int, y []q8.Block, k float32) archsimd.Float32x8 {
 	yb := &y[0]
 	off := archsimd.BroadcastFloat32x8(sim.Neg(sim.Mul(k, sim.H2F(yb.S))))
-	x := sim.FMA8(archsimd.BroadcastFloat32x8(sim.H2F(yb.D)), sim.I2F8(w.sumi(iqs, yb)), off)
-	return sim.FMA8(x, w.d, tmp)
+	x := sim.FMA8U(archsimd.BroadcastFloat32x8(sim.H2F(yb.D)), sim.I2F8(w.sumi(iqs, yb)), off)
+	res := sim.FMA8U(x, w.d, tmp)
+	return w.done(tmp, res, sim.Exact8(x).And(sim.Exact8(res)), iqs, y)
 }
 
 func (w *q40Lanes) dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.Float32x8 {
@@ -112,6 +116,7 @@ func (w *q40Lanes) dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.F
 type q50Lanes struct{ q40Lanes }
 
 func (w *q50Lanes) load(rows *[8][]byte, kbx, iqs int) {
+	w.src = src{rows, kbx, vecDotQ5_0}
 	var v [2][2][8]uint32
 	var d [8]float32
 	for q := range rows {
@@ -134,11 +139,13 @@ func (w *q50Lanes) dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.F
 // q41Lanes is vec_dot_q4_1_q8_1's part of one thread for eight rows. The half products
 // of dm with the column's ds8 (HMUL2) are per row and column, computed per lane.
 type q41Lanes struct {
+	src
 	legacyLanes
 	d, m [8]f16.Half
 }
 
 func (w *q41Lanes) load(rows *[8][]byte, kbx, iqs int) {
+	w.src = src{rows, kbx, vecDotQ4_1}
 	var v [2][8]uint32
 	for q := range rows {
 		b := quant.Q4_1Block(rows[q], kbx)
@@ -160,14 +167,17 @@ func (w *q41Lanes) dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.F
 	for q := range 8 {
 		dd[q], ms[q] = hmulDS(w.d[q], w.m[q], yb)
 	}
-	MS := sim.Mul8(archsimd.LoadFloat32x8(&ms), half8)
-	return sim.Add8(tmp, sim.FMA8(archsimd.LoadFloat32x8(&dd), sim.I2F8(w.sumi(iqs, yb)), MS))
+	MS := sim.Mul8U(archsimd.LoadFloat32x8(&ms), half8)
+	x := sim.FMA8U(archsimd.LoadFloat32x8(&dd), sim.I2F8(w.sumi(iqs, yb)), MS)
+	res := sim.Add8U(tmp, x)
+	return w.done(tmp, res, sim.Exact8(MS).And(sim.Exact8(x)).And(sim.Exact8(res)), iqs, y)
 }
 
 // q51Lanes is vec_dot_q5_1_q8_1's part of one thread for eight rows.
 type q51Lanes struct{ q41Lanes }
 
 func (w *q51Lanes) load(rows *[8][]byte, kbx, iqs int) {
+	w.src = src{rows, kbx, vecDotQ5_1}
 	var v [2][2][8]uint32
 	for q := range rows {
 		b := quant.Q5_1Block(rows[q], kbx)

@@ -65,15 +65,49 @@ func dotNib8(v archsimd.Uint32x8, u int32) archsimd.Int32x8 {
 	return v.AsUint8x32().DotProductPairsSaturated(archsimd.BroadcastInt32x8(u).AsInt8x32()).DotProductPairs(ones16)
 }
 
+// src is where a lanes value was loaded from: the dots recompute a lane whose unflushed
+// float chain left the range where the CPU's IEEE arithmetic is the GPU's (sim.Exact8)
+// with the scalar vec_dot of that lane's row.
+type src struct {
+	rows *[8][]byte
+	kbx  int
+	f    VecDot // the type's scalar vec_dot with its accumulation
+}
+
+// done returns res, or res with each lane not set in ok replaced by s.f on that lane's
+// row, from that lane of tmp.
+func (s *src) done(tmp, res archsimd.Float32x8, ok archsimd.Mask32x8, iqs int, y []q8.Block) archsimd.Float32x8 {
+	if ok.ToBits() == 0xff {
+		return res
+	}
+	return s.fix(tmp, res, ok, iqs, y)
+}
+
+func (s *src) fix(tmp, res archsimd.Float32x8, ok archsimd.Mask32x8, iqs int, y []q8.Block) archsimd.Float32x8 {
+	f := s.f
+	var t, o [8]float32
+	tmp.Store(&t)
+	res.Store(&o)
+	bits := ok.ToBits()
+	for q := range 8 {
+		if bits&(1<<q) == 0 {
+			o[q] = f(t[q], s.rows[q], s.kbx, iqs, y)
+		}
+	}
+	return archsimd.LoadFloat32x8(&o)
+}
+
 // q4KLanes is one Q4_K x block's part that one thread reads (vec_dot_q4_K_q8_1 at iqs),
 // unpacked for eight rows.
 type q4KLanes struct {
+	src
 	v       [2][2]archsimd.Uint32x8 // [i][0]: v0i, [i][1]: v1i
 	sc, m   [2]archsimd.Int32x8
 	d, dmin archsimd.Float32x8
 }
 
 func (w *q4KLanes) load(rows *[8][]byte, kbx, iqs int) {
+	w.src = src{rows, kbx, vecDotQ4_K}
 	bq8 := 2 * ((iqs / 2) / 4)
 	off := 16*bq8 + 4*((iqs/2)%4)
 	var v0, v1 [8]uint32
@@ -97,21 +131,34 @@ func (w *q4KLanes) load(rows *[8][]byte, kbx, iqs int) {
 	w.d, w.dmin = archsimd.LoadFloat32x8(&d), archsimd.LoadFloat32x8(&dmin)
 }
 
-// dot is vecDotQ4_K on each lane.
+// dot is vecDotQ4_K on each lane: its float steps unflushed (sim.FMA8U, ...), every
+// result checked with sim.Exact8, the lanes that fail recomputed by the scalar vec_dot.
 func (w *q4KLanes) dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.Float32x8 {
 	bq8 := 2 * ((iqs / 2) / 4)
-	sumfD, sumfM := zero8, zero8
+	i0 := (iqs / 2) % 4
+	var sumfD, sumfM archsimd.Float32x8
+	var ok archsimd.Mask32x8
 	for i := range 2 {
 		yb := &y[bq8+i]
-		u0, u1 := yb.Int((iqs/2)%4), yb.Int((iqs/2)%4+4)
+		u0, u1 := yb.Int(i0), yb.Int(i0+4)
 		dot1 := dotNib8(w.v[i][0], u0).Add(dotNib8(w.v[i][1], u1))
 		dot2 := archsimd.BroadcastInt32x8(sim.Dp4a(0x01010101, u1, sim.Dp4a(0x01010101, u0, 0)))
 		d8 := archsimd.BroadcastFloat32x8(sim.H2F(yb.D))
-		sumfD = sim.FMA8(d8, sim.I2F8(dot1.Mul(w.sc[i])), sumfD)
-		sumfM = sim.FMA8(d8, sim.I2F8(dot2.Mul(w.m[i])), sumfM)
+		if i == 0 {
+			sumfD = sim.FMA8U(d8, sim.I2F8(dot1.Mul(w.sc[i])), zero8)
+			sumfM = sim.FMA8U(d8, sim.I2F8(dot2.Mul(w.m[i])), zero8)
+			ok = sim.Exact8(sumfD).And(sim.Exact8(sumfM))
+			continue
+		}
+		sumfD = sim.FMA8U(d8, sim.I2F8(dot1.Mul(w.sc[i])), sumfD)
+		sumfM = sim.FMA8U(d8, sim.I2F8(dot2.Mul(w.m[i])), sumfM)
+		ok = ok.And(sim.Exact8(sumfD)).And(sim.Exact8(sumfM))
 	}
-	r := sim.FMA8(sumfD, w.d, sim.Neg8(sim.Mul8(sumfM, w.dmin)))
-	return sim.Add8(tmp, r)
+	mm := sim.Mul8U(sumfM, w.dmin)
+	r := sim.FMA8U(sumfD, w.d, sim.Neg8U(mm))
+	res := sim.Add8U(tmp, r)
+	ok = ok.And(sim.Exact8(mm)).And(sim.Exact8(r)).And(sim.Exact8(res))
+	return w.done(tmp, res, ok, iqs, y)
 }
 
 // lanes8 is one type's x block part that one thread reads, unpacked for eight rows

@@ -8,11 +8,13 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"simd/archsimd"
 	"testing"
 
 	"github.com/ggsim/ggsim/f16"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
+	"github.com/ggsim/ggsim/sim/q8"
 )
 
 // scalarToo runs f with the 8-row path off and on and returns both results; ok is false
@@ -143,5 +145,84 @@ func TestRows8GOMAXPROCS(t *testing.T) {
 			}
 		}
 		sameBits(t, fmt.Sprintf("%v GOMAXPROCS 1 vs 2", tc.t), outs[0], outs[1])
+	}
+}
+
+// rows8Lanes makes each type's lanes value (the kernels of rows8Kernels).
+var rows8Lanes = map[quant.Type]func() lanes8{
+	quant.Q4_K:   func() lanes8 { return new(q4KLanes) },
+	quant.Q6_K:   func() lanes8 { return new(q6KLanes) },
+	quant.Q8_0:   func() lanes8 { return new(q80Lanes) },
+	quant.IQ4_XS: func() lanes8 { return new(iq4XSLanes) },
+	quant.Q5_K:   func() lanes8 { return new(q5KLanes) },
+	quant.Q4_0:   func() lanes8 { return new(q40Lanes) },
+	quant.Q5_0:   func() lanes8 { return new(q50Lanes) },
+	quant.Q4_1:   func() lanes8 { return new(q41Lanes) },
+	quant.Q5_1:   func() lanes8 { return new(q51Lanes) },
+}
+
+// Each lane of every 8-row dot (load, then dot) is the scalar vec_dot with its
+// accumulation, bit for bit, before any reduction: every block and iqs of eight edge
+// weight rows, activations with zero, subnormal, infinite and NaN scales, running sums
+// (tmp) of every kind the scalar path produces (zero, normal, Inf, NaN). Through the
+// whole kernel the final adds canonicalise NaN, so a dot whose scalar recomputation of
+// rejected lanes (src.done) were dropped would still pass TestRows8MatchesScalar with
+// half-precision scales (their products never reach the flush range); it fails here, on
+// the NaN bits of Inf-Inf and 0*Inf (seed printed).
+func TestRows8Dots(t *testing.T) {
+	if !sim.Vec8 {
+		t.Skip("SKIP (not a pass): this CPU lacks AVX2 or FMA")
+	}
+	const seed = 1213
+	t.Logf("seed %d", seed)
+	halves := []f16.Half{0x0000, 0x8000, 0x0001, 0x03ff, 0x0400, 0x7bff, 0xfbff, 0x1000, 0x7c00, 0xfc00, 0x7e01}
+	tmps := []float32{0, float32(math.Copysign(0, -1)), 0x1p-126, -0x1.8p-126, 1.5, -3.25e7, 3e38, float32(math.Inf(1)), float32(math.Inf(-1)), math.Float32frombits(sim.CanonicalNaN32)}
+	for _, tc := range rows8Types {
+		newW := rows8Lanes[tc.t]
+		if newW == nil {
+			t.Fatalf("no lanes type for %v", tc.t)
+		}
+		rng := rand.New(rand.NewPCG(seed, uint64(tc.t)))
+		tk := mustKernel(tc.t)
+		const k = 1024
+		x := edgeWeights(t, tc.t, tc.halfAt, k, 8, rng)
+		rs, _ := tc.t.RowSize(k)
+		var rows [8][]byte
+		for q := range rows {
+			rows[q] = x[q*int(rs) : (q+1)*int(rs)]
+		}
+		y, err := q8.QuantizeQ8_1(acts(k, 1, rng), k, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range y {
+			if rng.IntN(4) == 0 {
+				y[i].D = halves[rng.IntN(len(halves))]
+			}
+			if rng.IntN(4) == 0 {
+				y[i].S = halves[rng.IntN(len(halves))]
+			}
+		}
+		w := newW()
+		ybl := tk.QK / 32
+		var tmp, got [8]float32
+		for kbx := 0; kbx < k/tk.QK; kbx++ {
+			for iqs := 0; iqs < tk.QI; iqs += tk.VDR {
+				w.load(&rows, kbx, iqs)
+				for q := range tmp {
+					tmp[q] = tmps[rng.IntN(len(tmps))]
+					if rng.IntN(2) == 0 {
+						tmp[q] = float32(rng.NormFloat64())
+					}
+				}
+				w.dot(archsimd.LoadFloat32x8(&tmp), iqs, y[kbx*ybl:]).Store(&got)
+				for q := range got {
+					want := tk.Dot(tmp[q], rows[q], kbx, iqs, y[kbx*ybl:])
+					if math.Float32bits(got[q]) != math.Float32bits(want) {
+						t.Fatalf("%v kbx %d iqs %d lane %d, tmp %v: got %#08x, want %#08x", tc.t, kbx, iqs, q, tmp[q], math.Float32bits(got[q]), math.Float32bits(want))
+					}
+				}
+			}
+		}
 	}
 }

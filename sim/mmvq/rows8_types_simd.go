@@ -40,12 +40,14 @@ func bsum(u int32) int32 { return sim.Dp4a(0x01010101, u, 0) }
 
 // q6KLanes is vec_dot_q6_K_q8_1's part of one thread (iqs 0..31) for eight rows.
 type q6KLanes struct {
+	src
 	v  [2]archsimd.Uint32x8 // vil|vih of i = 0, 1: four 6-bit values 0..63 (before -32)
 	sc [2]archsimd.Int32x8
 	d  archsimd.Float32x8
 }
 
 func (w *q6KLanes) load(rows *[8][]byte, kbx, iqs int) {
+	w.src = src{rows, kbx, vecDotQ6_K}
 	scaleOff := 8*(iqs/16) + (iqs%16)/4
 	vhShift := uint64(2 * ((iqs % 16) / 8))
 	qlOff, qhOff := 4*iqs, 4*(8*(iqs/16)+iqs%8)
@@ -78,22 +80,31 @@ var q6HiMask = archsimd.BroadcastUint32x8(0x30303030)
 func (w *q6KLanes) dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.Float32x8 {
 	bq8 := 4*(iqs/16) + (iqs%16)/8
 	sumf := zero8
+	var ok archsimd.Mask32x8
 	for i := range 2 {
 		yb := &y[bq8+2*i]
 		u := yb.Int(iqs % 8)
 		dp := dotNib8(w.v[i], u).Sub(archsimd.BroadcastInt32x8(32 * bsum(u)))
-		sumf = sim.FMA8(archsimd.BroadcastFloat32x8(sim.H2F(yb.D)), sim.I2F8(dp.Mul(w.sc[i])), sumf)
+		sumf = sim.FMA8U(archsimd.BroadcastFloat32x8(sim.H2F(yb.D)), sim.I2F8(dp.Mul(w.sc[i])), sumf)
+		if i == 0 {
+			ok = sim.Exact8(sumf)
+		} else {
+			ok = ok.And(sim.Exact8(sumf))
+		}
 	}
-	return sim.FMA8(sumf, w.d, tmp)
+	res := sim.FMA8U(sumf, w.d, tmp)
+	return w.done(tmp, res, ok.And(sim.Exact8(res)), iqs, y)
 }
 
 // q80Lanes is vec_dot_q8_0_q8_1's part of one thread (ints iqs, iqs+1) for eight rows.
 type q80Lanes struct {
+	src
 	v [vdrQ8_0]archsimd.Int8x32 // row q at position perm8[q]
 	d archsimd.Float32x8
 }
 
 func (w *q80Lanes) load(rows *[8][]byte, kbx, iqs int) {
+	w.src = src{rows, kbx, vecDotQ8_0}
 	var v [vdrQ8_0][8]uint32
 	var d [8]float32
 	for q := range rows {
@@ -118,13 +129,15 @@ func (w *q80Lanes) dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.F
 		l, h := pairsS8(w.v[i], ext16(yb.Int(iqs+i)))
 		lo, hi = lo.Add(l), hi.Add(h)
 	}
-	d := sim.Mul8(w.d, archsimd.BroadcastFloat32x8(sim.H2F(yb.D)))
-	return sim.FMA8(d, sim.I2F8(dotS8(lo, hi)), tmp)
+	d := sim.Mul8U(w.d, archsimd.BroadcastFloat32x8(sim.H2F(yb.D)))
+	res := sim.FMA8U(d, sim.I2F8(dotS8(lo, hi)), tmp)
+	return w.done(tmp, res, sim.Exact8(d).And(sim.Exact8(res)), iqs, y)
 }
 
 // iq4XSLanes is vec_dot_iq4_xs_q8_1's part of one thread (sub-block iqs/4) for eight
 // rows: the table values of the low and high nibbles of its four ints.
 type iq4XSLanes struct {
+	src
 	vx, vy [vdrIQ4_XS]archsimd.Int8x32 // row q at position perm8[q]
 	ls     archsimd.Int32x8            // ls - 32
 	d      archsimd.Float32x8
@@ -140,6 +153,7 @@ var iq4Tab = func() archsimd.Int8x32 {
 }()
 
 func (w *iq4XSLanes) load(rows *[8][]byte, kbx, iqs int) {
+	w.src = src{rows, kbx, vecDotIQ4_XS}
 	var v [vdrIQ4_XS][8]uint32
 	var ls [8]int32
 	var d [8]float32
@@ -172,6 +186,7 @@ func (w *iq4XSLanes) dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd
 		lo, hi = lo.Add(l).Add(l2), hi.Add(h).Add(h2)
 	}
 	sumi := dotS8(lo, hi).Mul(w.ls)
-	d := sim.Mul8(w.d, archsimd.BroadcastFloat32x8(sim.H2F(yb.D)))
-	return sim.FMA8(d, sim.I2F8(sumi), tmp)
+	d := sim.Mul8U(w.d, archsimd.BroadcastFloat32x8(sim.H2F(yb.D)))
+	res := sim.FMA8U(d, sim.I2F8(sumi), tmp)
+	return w.done(tmp, res, sim.Exact8(d).And(sim.Exact8(res)), iqs, y)
 }
