@@ -19,13 +19,19 @@ import (
 // values; the float steps (dot) are Q4_K's.
 type q5KLanes struct{ q4KLanes }
 
+func q5KHead(row []byte, kbx int) ([2]f16.Half, []byte) {
+	b := quant.Q5_KBlock(row, kbx)
+	d, dmin := b.DM()
+	return [2]f16.Half{d, dmin}, b.Scales()
+}
+
+func (w *q5KLanes) prep(rows *[8][]byte, nblocks int) { w.blk = prepK(w.blk, rows, nblocks, q5KHead) }
+
 func (w *q5KLanes) load(rows *[8][]byte, kbx, iqs int) {
 	w.src = src{rows, kbx, vecDotQ5_K}
 	bq8 := 2 * ((iqs / 2) / 4)
 	off := 4 * ((iqs / 2) % 4)
 	var v [2][2][8]uint32
-	var sc, m [2][8]int32
-	var d, dmin [8]float32
 	for q := range rows {
 		b := quant.Q5_KBlock(rows[q], kbx)
 		ql := b.Qs()[16*bq8+off:]
@@ -36,16 +42,11 @@ func (w *q5KLanes) load(rows *[8][]byte, kbx, iqs int) {
 			v[i][0][q] = uint32((vl0>>(4*i))&0x0F0F0F0F | ((vh0>>i)<<4)&0x10101010)
 			v[i][1][q] = uint32((vl1>>(4*i))&0x0F0F0F0F | ((vh1>>i)<<4)&0x10101010)
 		}
-		s, mm := q45KScales(b.Scales(), bq8/2)
-		sc[0][q], sc[1][q], m[0][q], m[1][q] = s[0], s[1], mm[0], mm[1]
-		hd, hm := b.DM()
-		d[q], dmin[q] = sim.H2F(hd), sim.H2F(hm)
 	}
 	for i := range 2 {
 		w.v[i][0], w.v[i][1] = archsimd.LoadUint32x8(&v[i][0]), archsimd.LoadUint32x8(&v[i][1])
-		w.sc[i], w.m[i] = archsimd.LoadInt32x8(&sc[i]), archsimd.LoadInt32x8(&m[i])
 	}
-	w.d, w.dmin = archsimd.LoadFloat32x8(&d), archsimd.LoadFloat32x8(&dmin)
+	w.setBlock(kbx, bq8/2)
 }
 
 // legacyLanes holds the value ints of one thread's two qs ints (VDR 2) for eight rows:

@@ -5,6 +5,7 @@ package mmvq
 import (
 	"simd/archsimd"
 
+	"github.com/ggsim/ggsim/f16"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
 	"github.com/ggsim/ggsim/sim/q8"
@@ -98,12 +99,63 @@ func (s *src) fix(tmp, res archsimd.Float32x8, ok archsimd.Mask32x8, iqs int, y 
 }
 
 // q4KLanes is one Q4_K x block's part that one thread reads (vec_dot_q4_K_q8_1 at iqs),
-// unpacked for eight rows.
+// unpacked for eight rows. The scales and halves of each block, which all 16 threads of a
+// block read, are unpacked once per row group (prep).
 type q4KLanes struct {
 	src
+	blk     []kBlock                // by kbx, filled by prep
 	v       [2][2]archsimd.Uint32x8 // [i][0]: v0i, [i][1]: v1i
 	sc, m   [2]archsimd.Int32x8
 	d, dmin archsimd.Float32x8
+}
+
+// kBlock is what the threads of a Q4_K or Q5_K block share, for eight rows: h2f of dm
+// and q45KScales for each j = bq8/2.
+type kBlock struct {
+	d, dmin archsimd.Float32x8
+	sc, m   [4][2]archsimd.Int32x8
+}
+
+// prepK fills blk[:nblocks] from the block header (dm, scales) that head returns.
+func prepK(blk []kBlock, rows *[8][]byte, nblocks int, head func(row []byte, kbx int) (dm [2]f16.Half, scales []byte)) []kBlock {
+	if cap(blk) < nblocks {
+		blk = make([]kBlock, nblocks)
+	}
+	blk = blk[:nblocks]
+	for kbx := range blk {
+		var sc, m [4][2][8]int32
+		var d, dmin [8]float32
+		for q := range rows {
+			dm, scales := head(rows[q], kbx)
+			for j := range 4 {
+				s, mm := q45KScales(scales, j)
+				sc[j][0][q], sc[j][1][q], m[j][0][q], m[j][1][q] = s[0], s[1], mm[0], mm[1]
+			}
+			d[q], dmin[q] = sim.H2F(dm[0]), sim.H2F(dm[1])
+		}
+		b := &blk[kbx]
+		for j := range 4 {
+			for i := range 2 {
+				b.sc[j][i], b.m[j][i] = archsimd.LoadInt32x8(&sc[j][i]), archsimd.LoadInt32x8(&m[j][i])
+			}
+		}
+		b.d, b.dmin = archsimd.LoadFloat32x8(&d), archsimd.LoadFloat32x8(&dmin)
+	}
+	return blk
+}
+
+func q4KHead(row []byte, kbx int) ([2]f16.Half, []byte) {
+	b := quant.Q4_KBlock(row, kbx)
+	d, dmin := b.DM()
+	return [2]f16.Half{d, dmin}, b.Scales()
+}
+
+func (w *q4KLanes) prep(rows *[8][]byte, nblocks int) { w.blk = prepK(w.blk, rows, nblocks, q4KHead) }
+
+// setBlock copies block kbx's shared part for the thread's j = bq8/2.
+func (w *q4KLanes) setBlock(kbx, j int) {
+	b := &w.blk[kbx]
+	w.sc, w.m, w.d, w.dmin = b.sc[j], b.m[j], b.d, b.dmin
 }
 
 func (w *q4KLanes) load(rows *[8][]byte, kbx, iqs int) {
@@ -111,24 +163,16 @@ func (w *q4KLanes) load(rows *[8][]byte, kbx, iqs int) {
 	bq8 := 2 * ((iqs / 2) / 4)
 	off := 16*bq8 + 4*((iqs/2)%4)
 	var v0, v1 [8]uint32
-	var sc, m [2][8]int32
-	var d, dmin [8]float32
 	for q := range rows {
-		b := quant.Q4_KBlock(rows[q], kbx)
-		q4 := b.Qs()[off:]
+		q4 := quant.Q4_KBlock(rows[q], kbx).Qs()[off:]
 		v0[q], v1[q] = uint32(le32(q4)), uint32(le32(q4[16:]))
-		s, mm := q45KScales(b.Scales(), bq8/2)
-		sc[0][q], sc[1][q], m[0][q], m[1][q] = s[0], s[1], mm[0], mm[1]
-		hd, hm := b.DM()
-		d[q], dmin[q] = sim.H2F(hd), sim.H2F(hm)
 	}
 	V0, V1 := archsimd.LoadUint32x8(&v0), archsimd.LoadUint32x8(&v1)
 	for i := range 2 {
 		w.v[i][0] = V0.ShiftAllRight(uint64(4 * i)).And(nib4Mask)
 		w.v[i][1] = V1.ShiftAllRight(uint64(4 * i)).And(nib4Mask)
-		w.sc[i], w.m[i] = archsimd.LoadInt32x8(&sc[i]), archsimd.LoadInt32x8(&m[i])
 	}
-	w.d, w.dmin = archsimd.LoadFloat32x8(&d), archsimd.LoadFloat32x8(&dmin)
+	w.setBlock(kbx, bq8/2)
 }
 
 // dot is vecDotQ4_K on each lane: its float steps unflushed (sim.FMA8U, ...), every
@@ -169,6 +213,12 @@ type lanes8 interface {
 	dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.Float32x8
 }
 
+// prepper is a lanes type that unpacks what the threads of a block share once per row
+// group (before its loads).
+type prepper interface {
+	prep(rows *[8][]byte, nblocks int)
+}
+
 // rows8Of is the 8-row kernel of the lanes type W: output's thread loop, cross-warp sums
 // and butterfly on eight rows, each thread's x block part loaded once for all columns.
 func rows8Of[W any, P interface {
@@ -182,7 +232,11 @@ func rows8Of[W any, P interface {
 	acc := make([]archsimd.Float32x8, tiling.MMVQMaxBatchSize*nt)
 	lanes := make([]archsimd.Float32x8, 32)
 	w := P(new(W))
+	pp, _ := any(w).(prepper)
 	return func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
+		if pp != nil {
+			pp.prep(rows, l.nblocks)
+		}
 		nc := len(ys)
 		for tid := 0; tid < nt; tid++ {
 			iqs := p.VDR * (tid % tpb)

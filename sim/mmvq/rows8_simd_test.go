@@ -161,7 +161,7 @@ var rows8Lanes = map[quant.Type]func() lanes8{
 	quant.Q5_1:   func() lanes8 { return new(q51Lanes) },
 }
 
-// Each lane of every 8-row dot (load, then dot) is the scalar vec_dot with its
+// Each lane of every 8-row dot (prep, load, then dot) is the scalar vec_dot with its
 // accumulation, bit for bit, before any reduction: every block and iqs of eight edge
 // weight rows, activations with zero, subnormal, infinite and NaN scales, running sums
 // (tmp) of every kind the scalar path produces (zero, normal, Inf, NaN). Through the
@@ -204,6 +204,9 @@ func TestRows8Dots(t *testing.T) {
 			}
 		}
 		w := newW()
+		if pp, ok := w.(prepper); ok {
+			pp.prep(&rows, k/tk.QK)
+		}
 		ybl := tk.QK / 32
 		var tmp, got [8]float32
 		for kbx := 0; kbx < k/tk.QK; kbx++ {
