@@ -25,7 +25,9 @@ func q5KHead(row []byte, kbx int) ([2]f16.Half, []byte) {
 	return [2]f16.Half{d, dmin}, b.Scales()
 }
 
-func (w *q5KLanes) prep(rows *[8][]byte, nblocks int) { w.blk = prepK(w.blk, rows, nblocks, q5KHead) }
+func (w *q5KLanes) prep(rows *[8][]byte, nblocks int) {
+	w.blk = prepK(w.blk, rows, nblocks, q5KHead, nil)
+}
 
 func (w *q5KLanes) load(rows *[8][]byte, kbx, iqs int) {
 	w.src = src{rows, kbx, vecDotQ5_K}

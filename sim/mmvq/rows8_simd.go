@@ -114,10 +114,34 @@ type q4KLanes struct {
 type kBlock struct {
 	d, dmin archsimd.Float32x8
 	sc, m   [4][2]archsimd.Int32x8
+	qs      [32]archsimd.Uint32x8 // Q4_K: int k of qs of the eight rows (transposed)
 }
 
-// prepK fills blk[:nblocks] from the block header (dm, scales) that head returns.
-func prepK(blk []kBlock, rows *[8][]byte, nblocks int, head func(row []byte, kbx int) (dm [2]f16.Half, scales []byte)) []kBlock {
+// transpose8 transposes the 8×8 matrix of 32-bit values r (r[q] element e becomes
+// element q of r[e]).
+func transpose8(r *[8]archsimd.Uint32x8) {
+	var t [8]archsimd.Uint32x8
+	for i := 0; i < 8; i += 2 {
+		t[i], t[i+1] = r[i].InterleaveLoGrouped(r[i+1]), r[i].InterleaveHiGrouped(r[i+1])
+	}
+	// t[0] = r0e0 r1e0 r0e1 r1e1 | r0e4 r1e4 r0e5 r1e5, t[1] the same for e2,e3 | e6,e7
+	var u [8]archsimd.Uint32x8
+	for h := 0; h < 8; h += 4 {
+		for k := range 2 {
+			a, b := t[h+k].AsUint64x4(), t[h+k+2].AsUint64x4()
+			u[h+2*k], u[h+2*k+1] = a.InterleaveLoGrouped(b).AsUint32x8(), a.InterleaveHiGrouped(b).AsUint32x8()
+		}
+	}
+	// u[0..3]: rows 0-3 of e0|e4, e1|e5, e2|e6, e3|e7; u[4..7] the same for rows 4-7
+	for e := range 4 {
+		r[e] = u[e].Select128FromPair(0, 2, u[e+4])
+		r[e+4] = u[e].Select128FromPair(1, 3, u[e+4])
+	}
+}
+
+// prepK fills blk[:nblocks] from the block header (dm, scales) that head returns, and
+// (qs not nil) the transposed qs ints.
+func prepK(blk []kBlock, rows *[8][]byte, nblocks int, head func(row []byte, kbx int) (dm [2]f16.Half, scales []byte), qs func(row []byte, kbx int) []byte) []kBlock {
 	if cap(blk) < nblocks {
 		blk = make([]kBlock, nblocks)
 	}
@@ -140,9 +164,22 @@ func prepK(blk []kBlock, rows *[8][]byte, nblocks int, head func(row []byte, kbx
 			}
 		}
 		b.d, b.dmin = archsimd.LoadFloat32x8(&d), archsimd.LoadFloat32x8(&dmin)
+		if qs == nil {
+			continue
+		}
+		for c := range 4 {
+			var r [8]archsimd.Uint32x8
+			for q := range rows {
+				r[q] = archsimd.LoadUint8x32Slice(qs(rows[q], kbx)[32*c:]).AsUint32x8()
+			}
+			transpose8(&r)
+			copy(b.qs[8*c:8*c+8], r[:])
+		}
 	}
 	return blk
 }
+
+func q4KQs(row []byte, kbx int) []byte { return quant.Q4_KBlock(row, kbx).Qs() }
 
 func q4KHead(row []byte, kbx int) ([2]f16.Half, []byte) {
 	b := quant.Q4_KBlock(row, kbx)
@@ -150,7 +187,9 @@ func q4KHead(row []byte, kbx int) ([2]f16.Half, []byte) {
 	return [2]f16.Half{d, dmin}, b.Scales()
 }
 
-func (w *q4KLanes) prep(rows *[8][]byte, nblocks int) { w.blk = prepK(w.blk, rows, nblocks, q4KHead) }
+func (w *q4KLanes) prep(rows *[8][]byte, nblocks int) {
+	w.blk = prepK(w.blk, rows, nblocks, q4KHead, q4KQs)
+}
 
 // setBlock copies block kbx's shared part for the thread's j = bq8/2.
 func (w *q4KLanes) setBlock(kbx, j int) {
@@ -161,13 +200,8 @@ func (w *q4KLanes) setBlock(kbx, j int) {
 func (w *q4KLanes) load(rows *[8][]byte, kbx, iqs int) {
 	w.src = src{rows, kbx, vecDotQ4_K}
 	bq8 := 2 * ((iqs / 2) / 4)
-	off := 16*bq8 + 4*((iqs/2)%4)
-	var v0, v1 [8]uint32
-	for q := range rows {
-		q4 := quant.Q4_KBlock(rows[q], kbx).Qs()[off:]
-		v0[q], v1[q] = uint32(le32(q4)), uint32(le32(q4[16:]))
-	}
-	V0, V1 := archsimd.LoadUint32x8(&v0), archsimd.LoadUint32x8(&v1)
+	k := 4*bq8 + (iqs/2)%4 // the int of qs at byte 16*bq8 + 4*((iqs/2)%4)
+	V0, V1 := w.blk[kbx].qs[k], w.blk[kbx].qs[k+4]
 	for i := range 2 {
 		w.v[i][0] = V0.ShiftAllRight(uint64(4 * i)).And(nib4Mask)
 		w.v[i][1] = V1.ShiftAllRight(uint64(4 * i)).And(nib4Mask)
