@@ -167,16 +167,22 @@ func prepK(blk []kBlock, rows *[8][]byte, nblocks int, head func(row []byte, kbx
 		if qs == nil {
 			continue
 		}
-		for c := range 4 {
-			var r [8]archsimd.Uint32x8
-			for q := range rows {
-				r[q] = archsimd.LoadUint8x32Slice(qs(rows[q], kbx)[32*c:]).AsUint32x8()
-			}
-			transpose8(&r)
-			copy(b.qs[8*c:8*c+8], r[:])
-		}
+		gatherT(b.qs[:], rows, kbx, qs)
 	}
 	return blk
+}
+
+// gatherT sets dst[k] to int k of bytes(row, kbx) of the eight rows, for the len(dst)
+// ints (a multiple of 8) from the start of the bytes.
+func gatherT(dst []archsimd.Uint32x8, rows *[8][]byte, kbx int, bytes func(row []byte, kbx int) []byte) {
+	for c := 0; c < len(dst); c += 8 {
+		var r [8]archsimd.Uint32x8
+		for q := range rows {
+			r[q] = archsimd.LoadUint8x32Slice(bytes(rows[q], kbx)[4*c:]).AsUint32x8()
+		}
+		transpose8(&r)
+		copy(dst[c:c+8], r[:])
+	}
 }
 
 func q4KQs(row []byte, kbx int) []byte { return quant.Q4_KBlock(row, kbx).Qs() }

@@ -38,40 +38,69 @@ func dotS8(lo, hi archsimd.Int32x8) archsimd.Int32x8 { return lo.AddPairsGrouped
 // bsum is sim.Dp4a(0x01010101, u, 0): the sum of u's four signed bytes.
 func bsum(u int32) int32 { return sim.Dp4a(0x01010101, u, 0) }
 
-// q6KLanes is vec_dot_q6_K_q8_1's part of one thread (iqs 0..31) for eight rows.
+// q6KLanes is vec_dot_q6_K_q8_1's part of one thread (iqs 0..31) for eight rows. What
+// the threads of a block share (d, the scales) and its ql and qh ints (transposed for
+// the eight rows) are unpacked once per row group (prep).
 type q6KLanes struct {
 	src
-	v  [2]archsimd.Uint32x8 // vil|vih of i = 0, 1: four 6-bit values 0..63 (before -32)
-	sc [2]archsimd.Int32x8
+	blk []q6KBlock
+	v   [2]archsimd.Uint32x8 // vil|vih of i = 0, 1: four 6-bit values 0..63 (before -32)
+	sc  [2]archsimd.Int32x8
+	d   archsimd.Float32x8
+}
+
+// q6KBlock is one Q6_K block of eight rows, unpacked.
+type q6KBlock struct {
 	d  archsimd.Float32x8
+	sc [16]archsimd.Int32x8
+	ql [32]archsimd.Uint32x8
+	qh [16]archsimd.Uint32x8
+}
+
+func q6KQl(row []byte, kbx int) []byte { return quant.Q6_KBlock(row, kbx).Ql() }
+func q6KQh(row []byte, kbx int) []byte { return quant.Q6_KBlock(row, kbx).Qh() }
+
+func (w *q6KLanes) prep(rows *[8][]byte, nblocks int) {
+	if cap(w.blk) < nblocks {
+		w.blk = make([]q6KBlock, nblocks)
+	}
+	w.blk = w.blk[:nblocks]
+	for kbx := range w.blk {
+		b := &w.blk[kbx]
+		var d [8]float32
+		var scales [16][8]int32
+		for q := range rows {
+			xb := quant.Q6_KBlock(rows[q], kbx)
+			for s := range 16 {
+				scales[s][q] = int32(xb.Scale(s))
+			}
+			d[q] = sim.H2F(xb.D())
+		}
+		for s := range 16 {
+			b.sc[s] = archsimd.LoadInt32x8(&scales[s])
+		}
+		b.d = archsimd.LoadFloat32x8(&d)
+		gatherT(b.ql[:], rows, kbx, q6KQl)
+		gatherT(b.qh[:], rows, kbx, q6KQh)
+	}
 }
 
 func (w *q6KLanes) load(rows *[8][]byte, kbx, iqs int) {
 	w.src = src{rows, kbx, vecDotQ6_K}
+	b := &w.blk[kbx]
 	scaleOff := 8*(iqs/16) + (iqs%16)/4
 	vhShift := uint64(2 * ((iqs % 16) / 8))
-	qlOff, qhOff := 4*iqs, 4*(8*(iqs/16)+iqs%8)
-	var vl, vh [8]uint32
-	var sc [2][8]int32
-	var d [8]float32
-	for q := range rows {
-		b := quant.Q6_KBlock(rows[q], kbx)
-		vl[q] = uint32(le32(b.Ql()[qlOff:]))
-		vh[q] = uint32(le32(b.Qh()[qhOff:]))
-		sc[0][q], sc[1][q] = int32(b.Scale(scaleOff)), int32(b.Scale(scaleOff+4))
-		d[q] = sim.H2F(b.D())
-	}
 	// The scalar vh is an int32 shifted arithmetically; the bits kept (bits 4 and 5 of
 	// each byte after the shifts) never come from the sign fill, so a logical shift
 	// gives the same values.
-	VL, VH := archsimd.LoadUint32x8(&vl), archsimd.LoadUint32x8(&vh).ShiftAllRight(vhShift)
+	VL, VH := b.ql[iqs], b.qh[8*(iqs/16)+iqs%8].ShiftAllRight(vhShift)
 	for i := range 2 {
 		vil := VL.ShiftAllRight(uint64(4 * i)).And(nib4Mask)
 		vih := VH.ShiftAllRight(uint64(4 * i)).ShiftAllLeft(4).And(q6HiMask)
 		w.v[i] = vil.Or(vih)
-		w.sc[i] = archsimd.LoadInt32x8(&sc[i])
 	}
-	w.d = archsimd.LoadFloat32x8(&d)
+	w.sc[0], w.sc[1] = b.sc[scaleOff], b.sc[scaleOff+4]
+	w.d = b.d
 }
 
 var q6HiMask = archsimd.BroadcastUint32x8(0x30303030)
