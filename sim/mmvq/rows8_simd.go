@@ -175,10 +175,17 @@ func prepK(blk []kBlock, rows *[8][]byte, nblocks int, head func(row []byte, kbx
 // gatherT sets dst[k] to int k of bytes(row, kbx) of the eight rows, for the len(dst)
 // ints (a multiple of 8) from the start of the bytes.
 func gatherT(dst []archsimd.Uint32x8, rows *[8][]byte, kbx int, bytes func(row []byte, kbx int) []byte) {
+	gatherTPerm(dst, rows, &ident8, kbx, bytes)
+}
+
+var ident8 = [8]int{0, 1, 2, 3, 4, 5, 6, 7}
+
+// gatherTPerm is gatherT with row perm[p] in lane p.
+func gatherTPerm(dst []archsimd.Uint32x8, rows *[8][]byte, perm *[8]int, kbx int, bytes func(row []byte, kbx int) []byte) {
 	for c := 0; c < len(dst); c += 8 {
 		var r [8]archsimd.Uint32x8
-		for q := range rows {
-			r[q] = archsimd.LoadUint8x32Slice(bytes(rows[q], kbx)[4*c:]).AsUint32x8()
+		for p := range r {
+			r[p] = archsimd.LoadUint8x32Slice(bytes(rows[perm[p]], kbx)[4*c:]).AsUint32x8()
 		}
 		transpose8(&r)
 		copy(dst[c:c+8], r[:])

@@ -126,28 +126,46 @@ func (w *q6KLanes) dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.F
 }
 
 // q80Lanes is vec_dot_q8_0_q8_1's part of one thread (ints iqs, iqs+1) for eight rows.
+// Each block's d and qs ints (transposed) are unpacked once per row group (prep).
 type q80Lanes struct {
 	src
-	v [vdrQ8_0]archsimd.Int8x32 // row q at position perm8[q]
-	d archsimd.Float32x8
+	blk []q80Block
+	v   [vdrQ8_0]archsimd.Int8x32 // row q at position perm8[q]
+	d   archsimd.Float32x8
+}
+
+// q80Block is one Q8_0 block of eight rows: h2f(d) and the 8 qs ints (row q at
+// position perm8[q]).
+type q80Block struct {
+	d  archsimd.Float32x8
+	qs [8]archsimd.Uint32x8
+}
+
+func q80Qs(row []byte, kbx int) []byte { return quant.Q8_0Block(row, kbx).Qs() }
+
+func (w *q80Lanes) prep(rows *[8][]byte, nblocks int) {
+	if cap(w.blk) < nblocks {
+		w.blk = make([]q80Block, nblocks)
+	}
+	w.blk = w.blk[:nblocks]
+	for kbx := range w.blk {
+		b := &w.blk[kbx]
+		var d [8]float32
+		for q := range rows {
+			d[q] = sim.H2F(quant.Q8_0Block(rows[q], kbx).D())
+		}
+		b.d = archsimd.LoadFloat32x8(&d)
+		gatherTPerm(b.qs[:], rows, &perm8, kbx, q80Qs)
+	}
 }
 
 func (w *q80Lanes) load(rows *[8][]byte, kbx, iqs int) {
 	w.src = src{rows, kbx, vecDotQ8_0}
-	var v [vdrQ8_0][8]uint32
-	var d [8]float32
-	for q := range rows {
-		b := quant.Q8_0Block(rows[q], kbx)
-		qs := b.Qs()[4*iqs:]
-		for i := range vdrQ8_0 {
-			v[i][perm8[q]] = uint32(le32(qs[4*i:]))
-		}
-		d[q] = sim.H2F(b.D())
-	}
+	b := &w.blk[kbx]
 	for i := range vdrQ8_0 {
-		w.v[i] = archsimd.LoadUint32x8(&v[i]).AsInt8x32()
+		w.v[i] = b.qs[iqs+i].AsInt8x32()
 	}
-	w.d = archsimd.LoadFloat32x8(&d)
+	w.d = b.d
 }
 
 // dot is vecDotQ8_0 on each lane.
