@@ -3,6 +3,7 @@
 package mmvq
 
 import (
+	"reflect"
 	"simd/archsimd"
 
 	"github.com/ggsim/ggsim/f16"
@@ -30,25 +31,31 @@ func rows8For(t quant.Type, k tiling.Kernel, ncols int) rows8Factory {
 	if !sim.Vec8 || !useRows8 {
 		return nil
 	}
-	f := rows8Kernels[t]
-	if f == nil || mustKernel(t).DotFor != nil {
+	e, ok := rows8Kernels[t]
+	mk := mustKernel(t)
+	if !ok || mk.DotFor != nil || reflect.ValueOf(mk.Dot).Pointer() != reflect.ValueOf(e.dot).Pointer() {
 		return nil
 	}
-	return f
+	return e.f
 }
 
-// rows8Kernels holds the 8-row kernels; a type's entry applies only while its vec_dot is
-// the same in every instantiation (DotFor nil).
-var rows8Kernels = map[quant.Type]rows8Factory{
-	quant.Q4_K:   rows8Of[q4KLanes],
-	quant.Q6_K:   rows8Of[q6KLanes],
-	quant.Q8_0:   rows8Of[q80Lanes],
-	quant.IQ4_XS: rows8Of[iq4XSLanes],
-	quant.Q5_K:   rows8Of[q5KLanes],
-	quant.Q4_0:   rows8Of[q40Lanes],
-	quant.Q5_0:   rows8Of[q50Lanes],
-	quant.Q4_1:   rows8Of[q41Lanes],
-	quant.Q5_1:   rows8Of[q51Lanes],
+// rows8Kernels holds the 8-row kernels and the scalar vec_dot each one computes; an entry
+// applies only while that vec_dot is the type's registered one in every instantiation
+// (DotFor nil; a test that swaps in another model, as UseUnfusedQ8_0, gets the scalar
+// path).
+var rows8Kernels = map[quant.Type]struct {
+	f   rows8Factory
+	dot VecDot
+}{
+	quant.Q4_K:   {rows8Of[q4KLanes], vecDotQ4_K},
+	quant.Q6_K:   {rows8Of[q6KLanes], vecDotQ6_K},
+	quant.Q8_0:   {rows8Of[q80Lanes], vecDotQ8_0},
+	quant.IQ4_XS: {rows8Of[iq4XSLanes], vecDotIQ4_XS},
+	quant.Q5_K:   {rows8Of[q5KLanes], vecDotQ5_K},
+	quant.Q4_0:   {rows8Of[q40Lanes], vecDotQ4_0},
+	quant.Q5_0:   {rows8Of[q50Lanes], vecDotQ5_0},
+	quant.Q4_1:   {rows8Of[q41Lanes], vecDotQ4_1},
+	quant.Q5_1:   {rows8Of[q51Lanes], vecDotQ5_1},
 }
 
 // Rows8 reports whether this build and CPU run some vec_dots eight rows at a time.
