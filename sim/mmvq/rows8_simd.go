@@ -189,10 +189,14 @@ var ident8 = [8]int{0, 1, 2, 3, 4, 5, 6, 7}
 
 // gatherTPerm is gatherT with row perm[p] in lane p.
 func gatherTPerm(dst []archsimd.Uint32x8, rows *[8][]byte, perm *[8]int, kbx int, bytes func(row []byte, kbx int) []byte) {
+	var src [8][]byte
+	for p := range src {
+		src[p] = bytes(rows[perm[p]], kbx)[:4*len(dst)]
+	}
 	for c := 0; c < len(dst); c += 8 {
 		var r [8]archsimd.Uint32x8
 		for p := range r {
-			r[p] = archsimd.LoadUint8x32Slice(bytes(rows[perm[p]], kbx)[4*c:]).AsUint32x8()
+			r[p] = archsimd.LoadUint8x32Slice(src[p][4*c:]).AsUint32x8()
 		}
 		transpose8(&r)
 		copy(dst[c:c+8], r[:])
