@@ -62,6 +62,9 @@ var rows8Kernels = map[quant.Type]struct {
 func Rows8() bool { return sim.Vec8 }
 
 var (
+	byteMask = archsimd.BroadcastUint32x8(0xff)
+	mask63   = archsimd.BroadcastUint32x8(63)
+	mask15   = archsimd.BroadcastUint32x8(15)
 	ones16   = archsimd.BroadcastInt16x16(1)
 	nib4Mask = archsimd.BroadcastUint32x8(0x0F0F0F0F)
 	zero8    = archsimd.BroadcastFloat32x8(0)
@@ -154,21 +157,30 @@ func prepK(blk []kBlock, rows *[8][]byte, nblocks int, head func(row []byte, kbx
 	}
 	blk = blk[:nblocks]
 	for kbx := range blk {
-		var sc, m [4][2][8]int32
+		var sw [3][8]uint32
 		var d, dmin [8]float32
 		for q := range rows {
 			dm, scales := head(rows[q], kbx)
-			for j := range 4 {
-				s, mm := q45KScales(scales, j)
-				sc[j][0][q], sc[j][1][q], m[j][0][q], m[j][1][q] = s[0], s[1], mm[0], mm[1]
-			}
+			sw[0][q], sw[1][q], sw[2][q] = uint32(le32(scales)), uint32(le32(scales[4:])), uint32(le32(scales[8:]))
 			d[q], dmin[q] = sim.H2F(dm[0]), sim.H2F(dm[1])
 		}
+		// q45KScales(scales, j)[i] of sub-block s = 2j+i (get_scale_min_k4) on each lane:
+		// s < 4: sc = scales[s]&63, m = scales[s+4]&63; s = 4+t: sc = scales[8+t]&15 |
+		// scales[t]>>6<<4, m = scales[8+t]>>4 | scales[4+t]>>6<<4.
+		S := [3]archsimd.Uint32x8{archsimd.LoadUint32x8(&sw[0]), archsimd.LoadUint32x8(&sw[1]), archsimd.LoadUint32x8(&sw[2])}
+		byteAt := func(w, k int) archsimd.Uint32x8 { return S[w].ShiftAllRight(uint64(8 * k)).And(byteMask) }
 		b := &blk[kbx]
-		for j := range 4 {
-			for i := range 2 {
-				b.sc[j][i], b.m[j][i] = archsimd.LoadInt32x8(&sc[j][i]), archsimd.LoadInt32x8(&m[j][i])
+		for s := range 8 {
+			var sc, m archsimd.Uint32x8
+			if s < 4 {
+				sc, m = byteAt(0, s).And(mask63), byteAt(1, s).And(mask63)
+			} else {
+				t := s - 4
+				hi := byteAt(2, t)
+				sc = hi.And(mask15).Or(byteAt(0, t).ShiftAllRight(6).ShiftAllLeft(4))
+				m = hi.ShiftAllRight(4).Or(byteAt(1, t).ShiftAllRight(6).ShiftAllLeft(4))
 			}
+			b.sc[s/2][s%2], b.m[s/2][s%2] = sc.AsInt32x8(), m.AsInt32x8()
 		}
 		b.d, b.dmin = archsimd.LoadFloat32x8(&d), archsimd.LoadFloat32x8(&dmin)
 		if qs == nil {
