@@ -182,11 +182,22 @@ func (w *q80Lanes) dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.F
 }
 
 // iq4XSLanes is vec_dot_iq4_xs_q8_1's part of one thread (sub-block iqs/4) for eight
-// rows: the table values of the low and high nibbles of its four ints.
+// rows: the table values of the low and high nibbles of its four ints. Each block's
+// table values (transposed, in perm8 order), sub-block scales and d are unpacked once
+// per row group (prep).
 type iq4XSLanes struct {
 	src
+	blk    []iq4XSBlock
 	vx, vy [vdrIQ4_XS]archsimd.Int8x32 // row q at position perm8[q]
 	ls     archsimd.Int32x8            // ls - 32
+	d      archsimd.Float32x8
+}
+
+// iq4XSBlock is one IQ4_XS block of eight rows: the table values of the low (vx) and
+// high (vy) nibbles of each qs int, ls-32 of each sub-block, h2f(d).
+type iq4XSBlock struct {
+	vx, vy [32]archsimd.Int8x32
+	ls     [8]archsimd.Int32x8
 	d      archsimd.Float32x8
 }
 
@@ -199,28 +210,46 @@ var iq4Tab = func() archsimd.Int8x32 {
 	return archsimd.LoadInt8x32(&t)
 }()
 
+func iq4XSQs(row []byte, kbx int) []byte { return quant.IQ4_XSBlock(row, kbx).Qs() }
+
+func (w *iq4XSLanes) prep(rows *[8][]byte, nblocks int) {
+	if cap(w.blk) < nblocks {
+		w.blk = make([]iq4XSBlock, nblocks)
+	}
+	w.blk = w.blk[:nblocks]
+	for kbx := range w.blk {
+		b := &w.blk[kbx]
+		var ls [8][8]int32
+		var d [8]float32
+		for q := range rows {
+			xb := quant.IQ4_XSBlock(rows[q], kbx)
+			scalesH, scalesL := int32(xb.ScalesH()), xb.ScalesL()
+			for sb := range 8 {
+				iqs := 4 * sb // as vecDotIQ4_XS computes ls for its iqs
+				ls[sb][q] = ((int32(scalesL[iqs/8])>>(iqs&4))&0x0F | ((scalesH>>(iqs/2))&0x03)<<4) - 32
+			}
+			d[q] = sim.H2F(xb.D())
+		}
+		for sb := range 8 {
+			b.ls[sb] = archsimd.LoadInt32x8(&ls[sb])
+		}
+		b.d = archsimd.LoadFloat32x8(&d)
+		var v [32]archsimd.Uint32x8
+		gatherTPerm(v[:], rows, &perm8, kbx, iq4XSQs)
+		for k, V := range v {
+			b.vx[k] = iq4Tab.PermuteOrZeroGrouped(V.And(nib4Mask).AsInt8x32())
+			b.vy[k] = iq4Tab.PermuteOrZeroGrouped(V.ShiftAllRight(4).And(nib4Mask).AsInt8x32())
+		}
+	}
+}
+
 func (w *iq4XSLanes) load(rows *[8][]byte, kbx, iqs int) {
 	w.src = src{rows, kbx, vecDotIQ4_XS}
-	var v [vdrIQ4_XS][8]uint32
-	var ls [8]int32
-	var d [8]float32
-	for q := range rows {
-		b := quant.IQ4_XSBlock(rows[q], kbx)
-		qs := b.Qs()[4*iqs:]
-		for j := range vdrIQ4_XS {
-			v[j][perm8[q]] = uint32(le32(qs[4*j:]))
-		}
-		scalesH := int32(b.ScalesH())
-		ls[q] = ((int32(b.ScalesL()[iqs/8])>>(iqs&4))&0x0F | ((scalesH>>(iqs/2))&0x03)<<4) - 32
-		d[q] = sim.H2F(b.D())
-	}
+	b := &w.blk[kbx]
 	for j := range vdrIQ4_XS {
-		V := archsimd.LoadUint32x8(&v[j])
-		w.vx[j] = iq4Tab.PermuteOrZeroGrouped(V.And(nib4Mask).AsInt8x32())
-		w.vy[j] = iq4Tab.PermuteOrZeroGrouped(V.ShiftAllRight(4).And(nib4Mask).AsInt8x32())
+		w.vx[j], w.vy[j] = b.vx[iqs+j], b.vy[iqs+j]
 	}
-	w.ls = archsimd.LoadInt32x8(&ls)
-	w.d = archsimd.LoadFloat32x8(&d)
+	w.ls, w.d = b.ls[iqs/4], b.d
 }
 
 // dot is vecDotIQ4_XS on each lane.
