@@ -16,11 +16,15 @@ import (
 // The 8-row path (GOEXPERIMENT=simd, amd64 with AVX2 and FMA): eight rows of the same
 // launch run side by side, row q in lane q of archsimd vectors. Every lane performs the
 // float steps of its row's scalar path in the same order (each thread's partial sum over
-// its x blocks ascending, the cross-warp adds, the butterfly), with the 8-lane functions
-// of package sim, which give the scalar functions' bits; only the integer work is
-// reorganised: each row's x block is unpacked once for all the columns that read it, and
-// the dp4a of 4-bit values with q8_1 ints runs on eight rows at once (VPMADDUBSW +
-// VPMADDWD, exact). TestRows8MatchesScalar compares both paths bit for bit.
+// its x blocks ascending, the cross-warp adds, the butterfly). A vec_dot chains the
+// unflushed 8-lane steps of package sim (FMA8U, ...), checks every result with
+// sim.Exact8 and recomputes a lane that left the exact range with the scalar vec_dot
+// (src.done); the reductions use the checked 8-lane functions (Add8, ReduceSumTree8).
+// Only the integer work is reorganised: what a block's threads share is unpacked once
+// per row group (prep), each thread's part once for all the columns that read it, and
+// the dp4a run on eight rows at once (exact: VPMADDUBSW + VPMADDWD for unsigned values,
+// sign extension + VPMADDWD for signed ones). TestRows8MatchesScalar and TestRows8Dots
+// compare both paths bit for bit.
 
 // useRows8 lets tests run the scalar path in this build.
 var useRows8 = true
@@ -32,8 +36,10 @@ func rows8For(t quant.Type, k tiling.Kernel, ncols int) rows8Factory {
 		return nil
 	}
 	e, ok := rows8Kernels[t]
-	mk := mustKernel(t)
-	if !ok || mk.DotFor != nil || reflect.ValueOf(mk.Dot).Pointer() != reflect.ValueOf(e.dot).Pointer() {
+	if !ok {
+		return nil
+	}
+	if mk := mustKernel(t); mk.DotFor != nil || reflect.ValueOf(mk.Dot).Pointer() != reflect.ValueOf(e.dot).Pointer() {
 		return nil
 	}
 	return e.f
