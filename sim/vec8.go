@@ -111,3 +111,46 @@ func lanes3(f func(a, b, c float32) float32, a, b, c, r archsimd.Float32x8, ok a
 	}
 	return archsimd.LoadFloat32x8(&w)
 }
+
+// The unflushed steps. FMA8U, Mul8U, Add8U and Neg8U are the CPU's IEEE float32
+// operations without FTZ8 on the operands, without NaN canonicalisation and without any
+// lane check: a kernel chains them through one vec_dot, ANDs Exact8 of every result
+// into one mask, and recomputes the lanes left out of the mask with the scalar
+// functions (the whole chain, from its inputs). Precondition: no operand lane is
+// subnormal. That holds for values from H2F and I2F, for results that Exact8 accepted
+// and for results of the scalar functions and of the checked 8-lane functions (they
+// flush); an Inf or NaN operand gives an Inf or NaN result, which Exact8 rejects.
+//
+// Why the accepted lanes are the GPU's bits: with operands that are normal, zero, Inf
+// or NaN, the GPU's FFMA/FMUL/FADD (FTZ on operands is then the identity) and IEEE's
+// operations round the exact result the same way unless it lies below 2^-126 in
+// magnitude (the GPU flushes, IEEE keeps a subnormal or rounds up to 2^-126; Mul's
+// and FMA's comment) or is not finite (the GPU's NaN is canonical). Exact8 accepts a
+// result only if it is zero (then IEEE and the GPU both give the zero of the exact
+// result's sign, or +0 for an exact cancellation) or a finite number of magnitude at
+// least 2^-125. TestVec8Unflushed checks this lane by lane against the scalar
+// functions and that the rejected lanes are needed.
+
+// FMA8U is a*b+c rounded once (the CPU's fused multiply-add) on each lane.
+func FMA8U(a, b, c archsimd.Float32x8) archsimd.Float32x8 { return a.MulAdd(b, c) }
+
+// Mul8U is a*b on each lane.
+func Mul8U(a, b archsimd.Float32x8) archsimd.Float32x8 { return a.Mul(b) }
+
+// Add8U is a+b on each lane.
+func Add8U(a, b archsimd.Float32x8) archsimd.Float32x8 { return a.Add(b) }
+
+// Neg8U is -x on each lane (the sign flipped).
+func Neg8U(x archsimd.Float32x8) archsimd.Float32x8 {
+	return x.AsInt32x8().Xor(v8SignMask).AsFloat32x8()
+}
+
+var v8TinyM1 = archsimd.BroadcastInt32x8(0x01000000 - 1)
+
+// Exact8 reports the lanes of r, a result of FMA8U, Mul8U, Add8U or Neg8U on operands
+// that are not subnormal, that equal the scalar function's result (FMA, Mul, Add, Neg):
+// zero, or finite with magnitude at least 2^-125.
+func Exact8(r archsimd.Float32x8) archsimd.Mask32x8 {
+	ri := r.AsInt32x8().And(v8AbsMask)
+	return ri.Greater(v8TinyM1).And(v8Inf.Greater(ri)).Or(ri.Equal(v8Zero))
+}

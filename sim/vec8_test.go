@@ -104,3 +104,65 @@ func TestVec8(t *testing.T) {
 		}
 	}
 }
+
+// FMA8U, Mul8U, Add8U and Neg8U give the scalar functions' bits on the lanes Exact8
+// accepts, for operands that are not subnormal (the precondition), on 50,000 draws of
+// eight lanes (seed printed); and the check is needed: it rejects lanes whose IEEE result
+// differs from the GPU's both by flushing and by NaN, so the test fails if a kernel's
+// scalar recomputation of rejected lanes were dropped (Exact8 returning all lanes).
+func TestVec8Unflushed(t *testing.T) {
+	if !Vec8 {
+		t.Skip("SKIP (not a pass): this CPU lacks AVX2 or FMA")
+	}
+	seed := uint64(20261203)
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 9))
+	n := 50000
+	if testing.Short() {
+		n = 5000
+	}
+	draw := func() float32 { return FTZ(vec8Value(r)) }
+	var a, b, c, got [8]float32
+	var rejected, neededFlush, neededNaN int
+	check := func(name string, v archsimd.Float32x8, want func(l int) float32) {
+		v.Store(&got)
+		ok := Exact8(v).ToBits()
+		for l := range 8 {
+			w := want(l)
+			if ok&(1<<l) != 0 {
+				if !same32(got[l], w) {
+					t.Fatalf("%s lane %d accepted: a=%#08x b=%#08x c=%#08x: got %#08x, want %#08x", name, l,
+						math.Float32bits(a[l]), math.Float32bits(b[l]), math.Float32bits(c[l]), math.Float32bits(got[l]), math.Float32bits(w))
+				}
+				continue
+			}
+			rejected++
+			switch {
+			case same32(got[l], w):
+			case w != w:
+				neededNaN++
+			default:
+				neededFlush++
+			}
+		}
+	}
+	for it := 0; it < n; it++ {
+		for l := range 8 {
+			a[l], b[l], c[l] = draw(), draw(), draw()
+		}
+		va, vb, vc := archsimd.LoadFloat32x8(&a), archsimd.LoadFloat32x8(&b), archsimd.LoadFloat32x8(&c)
+		check("Add8U", Add8U(va, vb), func(l int) float32 { return Add(a[l], b[l]) })
+		check("Mul8U", Mul8U(va, vb), func(l int) float32 { return Mul(a[l], b[l]) })
+		check("FMA8U", FMA8U(va, vb, vc), func(l int) float32 { return FMA(a[l], b[l], c[l]) })
+		check("Neg8U", Neg8U(va), func(l int) float32 { return Neg(a[l]) })
+		for l := range 8 { // cancelling FMAs: results near zero and the flush edge
+			c[l] = FTZ(-float32(float64(a[l]) * float64(b[l]) * (1 + math.Ldexp(float64(r.IntN(5)-2), -30))))
+		}
+		vc = archsimd.LoadFloat32x8(&c)
+		check("FMA8U cancel", FMA8U(va, vb, vc), func(l int) float32 { return FMA(a[l], b[l], c[l]) })
+	}
+	t.Logf("%d draws of 8 lanes: %d lanes rejected, of which %d differ by flushing and %d by NaN", n, rejected, neededFlush, neededNaN)
+	if neededFlush == 0 || neededNaN == 0 {
+		t.Fatal("no rejected lane differs from the GPU's result: the draws do not show that Exact8 is needed")
+	}
+}

@@ -50,6 +50,14 @@
 // helpers of the fast vec_dots and ends with the fast function's bits,
 // TestExplainMatchesVecDot).
 //
+// Built with GOEXPERIMENT=simd on amd64 (AVX2 and FMA at run time), the fast mode runs
+// Q4_K, Q5_K, Q6_K, Q8_0, IQ4_XS, Q4_0, Q5_0, Q4_1 and Q5_1 eight rows at a time
+// (rows8_simd.go and the files next to it): each lane does its row's float steps in the
+// scalar order, a lane whose vec_dot leaves the range where the CPU's IEEE float32
+// arithmetic is the GPU's is recomputed by the scalar vec_dot, and the bits are those of
+// the scalar path (TestRows8MatchesScalar, TestRows8Dots). Every other build and type
+// runs the scalar vec_dots.
+//
 // # Scope and assumptions
 //
 //   - Only NVIDIA arithmetic (32-lane warps, -use_fast_math FTZ, MUFU tables of sm_90) is

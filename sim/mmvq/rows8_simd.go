@@ -3,8 +3,10 @@
 package mmvq
 
 import (
+	"reflect"
 	"simd/archsimd"
 
+	"github.com/ggsim/ggsim/f16"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
 	"github.com/ggsim/ggsim/sim/q8"
@@ -14,11 +16,15 @@ import (
 // The 8-row path (GOEXPERIMENT=simd, amd64 with AVX2 and FMA): eight rows of the same
 // launch run side by side, row q in lane q of archsimd vectors. Every lane performs the
 // float steps of its row's scalar path in the same order (each thread's partial sum over
-// its x blocks ascending, the cross-warp adds, the butterfly), with the 8-lane functions
-// of package sim, which give the scalar functions' bits; only the integer work is
-// reorganised: each row's x block is unpacked once for all the columns that read it, and
-// the dp4a of 4-bit values with q8_1 ints runs on eight rows at once (VPMADDUBSW +
-// VPMADDWD, exact). TestRows8MatchesScalar compares both paths bit for bit.
+// its x blocks ascending, the cross-warp adds, the butterfly). A vec_dot chains the
+// unflushed 8-lane steps of package sim (FMA8U, ...), checks every result with
+// sim.Exact8 and recomputes a lane that left the exact range with the scalar vec_dot
+// (src.done); the reductions use the checked 8-lane functions (Add8, ReduceSumTree8).
+// Only the integer work is reorganised: what a block's threads share is unpacked once
+// per row group (prep), each thread's part once for all the columns that read it, and
+// the dp4a run on eight rows at once (exact: VPMADDUBSW + VPMADDWD for unsigned values,
+// sign extension + VPMADDWD for signed ones). TestRows8MatchesScalar and TestRows8Dots
+// compare both paths bit for bit.
 
 // useRows8 lets tests run the scalar path in this build.
 var useRows8 = true
@@ -29,85 +35,284 @@ func rows8For(t quant.Type, k tiling.Kernel, ncols int) rows8Factory {
 	if !sim.Vec8 || !useRows8 {
 		return nil
 	}
-	if t == quant.Q4_K && mustKernel(t).DotFor == nil {
-		return newQ4KRows8
+	e, ok := rows8Kernels[t]
+	if !ok {
+		return nil
 	}
-	return nil
+	if mk := mustKernel(t); mk.DotFor != nil || reflect.ValueOf(mk.Dot).Pointer() != reflect.ValueOf(e.dot).Pointer() {
+		return nil
+	}
+	return e.f
+}
+
+// rows8Kernels holds the 8-row kernels and the scalar vec_dot each one computes; an entry
+// applies only while that vec_dot is the type's registered one in every instantiation
+// (DotFor nil; a test that swaps in another model, as UseUnfusedQ8_0, gets the scalar
+// path).
+var rows8Kernels = map[quant.Type]struct {
+	f   rows8Factory
+	dot VecDot
+}{
+	quant.Q4_K:   {rows8Of[q4KLanes], vecDotQ4_K},
+	quant.Q6_K:   {rows8Of[q6KLanes], vecDotQ6_K},
+	quant.Q8_0:   {rows8Of[q80Lanes], vecDotQ8_0},
+	quant.IQ4_XS: {rows8Of[iq4XSLanes], vecDotIQ4_XS},
+	quant.Q5_K:   {rows8Of[q5KLanes], vecDotQ5_K},
+	quant.Q4_0:   {rows8Of[q40Lanes], vecDotQ4_0},
+	quant.Q5_0:   {rows8Of[q50Lanes], vecDotQ5_0},
+	quant.Q4_1:   {rows8Of[q41Lanes], vecDotQ4_1},
+	quant.Q5_1:   {rows8Of[q51Lanes], vecDotQ5_1},
 }
 
 // Rows8 reports whether this build and CPU run some vec_dots eight rows at a time.
 func Rows8() bool { return sim.Vec8 }
 
 var (
+	byteMask = archsimd.BroadcastUint32x8(0xff)
+	mask63   = archsimd.BroadcastUint32x8(63)
+	mask15   = archsimd.BroadcastUint32x8(15)
 	ones16   = archsimd.BroadcastInt16x16(1)
 	nib4Mask = archsimd.BroadcastUint32x8(0x0F0F0F0F)
 	zero8    = archsimd.BroadcastFloat32x8(0)
 )
 
-// dotNib8 is sim.Dp4a(v, u, 0) on each lane for v holding four bytes in [0, 15] (the
-// unsigned operand of VPMADDUBSW; pair sums stay within int16).
+// dotNib8 is sim.Dp4a(v, u, 0) on each lane for v holding four bytes in [0, 127] (the
+// unsigned operand of VPMADDUBSW; pair sums stay within ±2·127·128, inside int16).
 func dotNib8(v archsimd.Uint32x8, u int32) archsimd.Int32x8 {
 	return v.AsUint8x32().DotProductPairsSaturated(archsimd.BroadcastInt32x8(u).AsInt8x32()).DotProductPairs(ones16)
 }
 
+// src is where a lanes value was loaded from: the dots recompute a lane whose unflushed
+// float chain left the range where the CPU's IEEE arithmetic is the GPU's (sim.Exact8)
+// with the scalar vec_dot of that lane's row.
+type src struct {
+	rows *[8][]byte
+	kbx  int
+	f    VecDot // the type's scalar vec_dot with its accumulation
+}
+
+// done returns res, or res with each lane not set in ok replaced by s.f on that lane's
+// row, from that lane of tmp.
+func (s *src) done(tmp, res archsimd.Float32x8, ok archsimd.Mask32x8, iqs int, y []q8.Block) archsimd.Float32x8 {
+	if ok.ToBits() == 0xff {
+		return res
+	}
+	return s.fix(tmp, res, ok, iqs, y)
+}
+
+func (s *src) fix(tmp, res archsimd.Float32x8, ok archsimd.Mask32x8, iqs int, y []q8.Block) archsimd.Float32x8 {
+	f := s.f
+	var t, o [8]float32
+	tmp.Store(&t)
+	res.Store(&o)
+	bits := ok.ToBits()
+	for q := range 8 {
+		if bits&(1<<q) == 0 {
+			o[q] = f(t[q], s.rows[q], s.kbx, iqs, y)
+		}
+	}
+	return archsimd.LoadFloat32x8(&o)
+}
+
 // q4KLanes is one Q4_K x block's part that one thread reads (vec_dot_q4_K_q8_1 at iqs),
-// unpacked for eight rows.
+// unpacked for eight rows. The scales and halves of each block, which all 16 threads of a
+// block read, are unpacked once per row group (prep).
 type q4KLanes struct {
+	src
+	blk     []kBlock                // by kbx, filled by prep
 	v       [2][2]archsimd.Uint32x8 // [i][0]: v0i, [i][1]: v1i
 	sc, m   [2]archsimd.Int32x8
 	d, dmin archsimd.Float32x8
 }
 
-func (w *q4KLanes) load(rows *[8][]byte, kbx, iqs int) {
-	bq8 := 2 * ((iqs / 2) / 4)
-	off := 16*bq8 + 4*((iqs/2)%4)
-	var v0, v1 [8]uint32
-	var sc, m [2][8]int32
-	var d, dmin [8]float32
-	for q := range rows {
-		b := quant.Q4_KBlock(rows[q], kbx)
-		q4 := b.Qs()[off:]
-		v0[q], v1[q] = uint32(le32(q4)), uint32(le32(q4[16:]))
-		s, mm := q45KScales(b.Scales(), bq8/2)
-		sc[0][q], sc[1][q], m[0][q], m[1][q] = s[0], s[1], mm[0], mm[1]
-		hd, hm := b.DM()
-		d[q], dmin[q] = sim.H2F(hd), sim.H2F(hm)
+// kBlock is what the threads of a Q4_K or Q5_K block share, for eight rows: h2f of dm
+// and q45KScales for each j = bq8/2.
+type kBlock struct {
+	d, dmin archsimd.Float32x8
+	sc, m   [4][2]archsimd.Int32x8
+	qs      [32]archsimd.Uint32x8 // Q4_K: int k of qs of the eight rows (transposed)
+}
+
+// transpose8 transposes the 8×8 matrix of 32-bit values r (r[q] element e becomes
+// element q of r[e]).
+func transpose8(r *[8]archsimd.Uint32x8) {
+	var t [8]archsimd.Uint32x8
+	for i := 0; i < 8; i += 2 {
+		t[i], t[i+1] = r[i].InterleaveLoGrouped(r[i+1]), r[i].InterleaveHiGrouped(r[i+1])
 	}
-	V0, V1 := archsimd.LoadUint32x8(&v0), archsimd.LoadUint32x8(&v1)
+	// t[0] = r0e0 r1e0 r0e1 r1e1 | r0e4 r1e4 r0e5 r1e5, t[1] the same for e2,e3 | e6,e7
+	var u [8]archsimd.Uint32x8
+	for h := 0; h < 8; h += 4 {
+		for k := range 2 {
+			a, b := t[h+k].AsUint64x4(), t[h+k+2].AsUint64x4()
+			u[h+2*k], u[h+2*k+1] = a.InterleaveLoGrouped(b).AsUint32x8(), a.InterleaveHiGrouped(b).AsUint32x8()
+		}
+	}
+	// u[0..3]: rows 0-3 of e0|e4, e1|e5, e2|e6, e3|e7; u[4..7] the same for rows 4-7
+	for e := range 4 {
+		r[e] = u[e].Select128FromPair(0, 2, u[e+4])
+		r[e+4] = u[e].Select128FromPair(1, 3, u[e+4])
+	}
+}
+
+// prepK fills blk[:nblocks] from the block header (dm, scales) that head returns, and
+// (qs not nil) the transposed qs ints.
+func prepK(blk []kBlock, rows *[8][]byte, nblocks int, head func(row []byte, kbx int) (dm [2]f16.Half, scales []byte), qs func(row []byte, kbx int) []byte) []kBlock {
+	if cap(blk) < nblocks {
+		blk = make([]kBlock, nblocks)
+	}
+	blk = blk[:nblocks]
+	for kbx := range blk {
+		var sw [3][8]uint32
+		var d, dmin [8]float32
+		for q := range rows {
+			dm, scales := head(rows[q], kbx)
+			sw[0][q], sw[1][q], sw[2][q] = uint32(le32(scales)), uint32(le32(scales[4:])), uint32(le32(scales[8:]))
+			d[q], dmin[q] = sim.H2F(dm[0]), sim.H2F(dm[1])
+		}
+		// q45KScales(scales, j)[i] of sub-block s = 2j+i (get_scale_min_k4) on each lane:
+		// s < 4: sc = scales[s]&63, m = scales[s+4]&63; s = 4+t: sc = scales[8+t]&15 |
+		// scales[t]>>6<<4, m = scales[8+t]>>4 | scales[4+t]>>6<<4.
+		S := [3]archsimd.Uint32x8{archsimd.LoadUint32x8(&sw[0]), archsimd.LoadUint32x8(&sw[1]), archsimd.LoadUint32x8(&sw[2])}
+		byteAt := func(w, k int) archsimd.Uint32x8 { return S[w].ShiftAllRight(uint64(8 * k)).And(byteMask) }
+		b := &blk[kbx]
+		for s := range 8 {
+			var sc, m archsimd.Uint32x8
+			if s < 4 {
+				sc, m = byteAt(0, s).And(mask63), byteAt(1, s).And(mask63)
+			} else {
+				t := s - 4
+				hi := byteAt(2, t)
+				sc = hi.And(mask15).Or(byteAt(0, t).ShiftAllRight(6).ShiftAllLeft(4))
+				m = hi.ShiftAllRight(4).Or(byteAt(1, t).ShiftAllRight(6).ShiftAllLeft(4))
+			}
+			b.sc[s/2][s%2], b.m[s/2][s%2] = sc.AsInt32x8(), m.AsInt32x8()
+		}
+		b.d, b.dmin = archsimd.LoadFloat32x8(&d), archsimd.LoadFloat32x8(&dmin)
+		if qs == nil {
+			continue
+		}
+		gatherT(b.qs[:], rows, kbx, qs)
+	}
+	return blk
+}
+
+// gatherT sets dst[k] to int k of bytes(row, kbx) of the eight rows, for the len(dst)
+// ints (a multiple of 8) from the start of the bytes.
+func gatherT(dst []archsimd.Uint32x8, rows *[8][]byte, kbx int, bytes func(row []byte, kbx int) []byte) {
+	gatherTPerm(dst, rows, &ident8, kbx, bytes)
+}
+
+var ident8 = [8]int{0, 1, 2, 3, 4, 5, 6, 7}
+
+// gatherTPerm is gatherT with row perm[p] in lane p.
+func gatherTPerm(dst []archsimd.Uint32x8, rows *[8][]byte, perm *[8]int, kbx int, bytes func(row []byte, kbx int) []byte) {
+	var src [8][]byte
+	for p := range src {
+		src[p] = bytes(rows[perm[p]], kbx)[:4*len(dst)]
+	}
+	for c := 0; c < len(dst); c += 8 {
+		var r [8]archsimd.Uint32x8
+		for p := range r {
+			r[p] = archsimd.LoadUint8x32Slice(src[p][4*c:]).AsUint32x8()
+		}
+		transpose8(&r)
+		copy(dst[c:c+8], r[:])
+	}
+}
+
+func q4KQs(row []byte, kbx int) []byte { return quant.Q4_KBlock(row, kbx).Qs() }
+
+func q4KHead(row []byte, kbx int) ([2]f16.Half, []byte) {
+	b := quant.Q4_KBlock(row, kbx)
+	d, dmin := b.DM()
+	return [2]f16.Half{d, dmin}, b.Scales()
+}
+
+func (w *q4KLanes) prep(rows *[8][]byte, nblocks int) {
+	w.blk = prepK(w.blk, rows, nblocks, q4KHead, q4KQs)
+}
+
+// setBlock copies block kbx's shared part for the thread's j = bq8/2.
+func (w *q4KLanes) setBlock(kbx, j int) {
+	b := &w.blk[kbx]
+	w.sc, w.m, w.d, w.dmin = b.sc[j], b.m[j], b.d, b.dmin
+}
+
+func (w *q4KLanes) load(rows *[8][]byte, kbx, iqs int) {
+	w.src = src{rows, kbx, vecDotQ4_K}
+	bq8 := 2 * ((iqs / 2) / 4)
+	k := 4*bq8 + (iqs/2)%4 // the int of qs at byte 16*bq8 + 4*((iqs/2)%4)
+	V0, V1 := w.blk[kbx].qs[k], w.blk[kbx].qs[k+4]
 	for i := range 2 {
 		w.v[i][0] = V0.ShiftAllRight(uint64(4 * i)).And(nib4Mask)
 		w.v[i][1] = V1.ShiftAllRight(uint64(4 * i)).And(nib4Mask)
-		w.sc[i], w.m[i] = archsimd.LoadInt32x8(&sc[i]), archsimd.LoadInt32x8(&m[i])
 	}
-	w.d, w.dmin = archsimd.LoadFloat32x8(&d), archsimd.LoadFloat32x8(&dmin)
+	w.setBlock(kbx, bq8/2)
 }
 
-// dot is vecDotQ4_K on each lane.
+// dot is vecDotQ4_K on each lane: its float steps unflushed (sim.FMA8U, ...), every
+// result checked with sim.Exact8, the lanes that fail recomputed by the scalar vec_dot.
 func (w *q4KLanes) dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.Float32x8 {
 	bq8 := 2 * ((iqs / 2) / 4)
-	sumfD, sumfM := zero8, zero8
+	i0 := (iqs / 2) % 4
+	var sumfD, sumfM archsimd.Float32x8
+	var ok archsimd.Mask32x8
 	for i := range 2 {
 		yb := &y[bq8+i]
-		u0, u1 := yb.Int((iqs/2)%4), yb.Int((iqs/2)%4+4)
+		u0, u1 := yb.Int(i0), yb.Int(i0+4)
 		dot1 := dotNib8(w.v[i][0], u0).Add(dotNib8(w.v[i][1], u1))
 		dot2 := archsimd.BroadcastInt32x8(sim.Dp4a(0x01010101, u1, sim.Dp4a(0x01010101, u0, 0)))
 		d8 := archsimd.BroadcastFloat32x8(sim.H2F(yb.D))
-		sumfD = sim.FMA8(d8, sim.I2F8(dot1.Mul(w.sc[i])), sumfD)
-		sumfM = sim.FMA8(d8, sim.I2F8(dot2.Mul(w.m[i])), sumfM)
+		if i == 0 {
+			sumfD = sim.FMA8U(d8, sim.I2F8(dot1.Mul(w.sc[i])), zero8)
+			sumfM = sim.FMA8U(d8, sim.I2F8(dot2.Mul(w.m[i])), zero8)
+			ok = sim.Exact8(sumfD).And(sim.Exact8(sumfM))
+			continue
+		}
+		sumfD = sim.FMA8U(d8, sim.I2F8(dot1.Mul(w.sc[i])), sumfD)
+		sumfM = sim.FMA8U(d8, sim.I2F8(dot2.Mul(w.m[i])), sumfM)
+		ok = ok.And(sim.Exact8(sumfD)).And(sim.Exact8(sumfM))
 	}
-	r := sim.FMA8(sumfD, w.d, sim.Neg8(sim.Mul8(sumfM, w.dmin)))
-	return sim.Add8(tmp, r)
+	mm := sim.Mul8U(sumfM, w.dmin)
+	r := sim.FMA8U(sumfD, w.d, sim.Neg8U(mm))
+	res := sim.Add8U(tmp, r)
+	ok = ok.And(sim.Exact8(mm)).And(sim.Exact8(r)).And(sim.Exact8(res))
+	return w.done(tmp, res, ok, iqs, y)
 }
 
-func newQ4KRows8(l *launch) rows8Func {
+// lanes8 is one type's x block part that one thread reads, unpacked for eight rows
+// (load), and its vec_dot with accumulation on each lane (dot: the scalar vec_dot's float
+// steps in its order, with the 8-lane functions of package sim).
+type lanes8 interface {
+	load(rows *[8][]byte, kbx, iqs int)
+	dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.Float32x8
+}
+
+// prepper is a lanes type that unpacks what the threads of a block share once per row
+// group (before its loads).
+type prepper interface {
+	prep(rows *[8][]byte, nblocks int)
+}
+
+// rows8Of is the 8-row kernel of the lanes type W: output's thread loop, cross-warp sums
+// and butterfly on eight rows, each thread's x block part loaded once for all columns.
+func rows8Of[W any, P interface {
+	*W
+	lanes8
+}](l *launch) rows8Func {
 	p := l.plan
 	nt := p.ThreadsPerRow()
 	tpb := p.QI / p.VDR
 	ybl := p.QK / 32
 	acc := make([]archsimd.Float32x8, tiling.MMVQMaxBatchSize*nt)
 	lanes := make([]archsimd.Float32x8, 32)
-	var w q4KLanes
+	w := P(new(W))
+	pp, _ := any(w).(prepper)
 	return func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
+		if pp != nil {
+			pp.prep(rows, l.nblocks)
+		}
 		nc := len(ys)
 		for tid := 0; tid < nt; tid++ {
 			iqs := p.VDR * (tid % tpb)

@@ -8,11 +8,13 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"simd/archsimd"
 	"testing"
 
 	"github.com/ggsim/ggsim/f16"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
+	"github.com/ggsim/ggsim/sim/q8"
 )
 
 // scalarToo runs f with the 8-row path off and on and returns both results; ok is false
@@ -32,20 +34,37 @@ func scalarToo(t *testing.T, f func() ([]float32, error)) (scalar, rows8 []float
 	return scalar, rows8, true
 }
 
-// q4KEdgeWeights is weights() of Q4_K with some blocks' d and dmin set to tiny, huge,
-// zero, subnormal, infinite and NaN halves, so that the 8-lane functions take their
-// scalar lanes (Inf and NaN; FMA results below 2^-125 cannot occur here: both scales are
-// halves).
-func q4KEdgeWeights(t *testing.T, k, n int, rng *rand.Rand) []byte {
-	x, _ := weights(t, quant.Q4_K, k, n, rng)
-	rs, _ := quant.Q4_K.RowSize(int64(k))
+// rows8Types are the types with an 8-row kernel; halfAt gives the byte offsets of each
+// block's float16 scales (d, and dmin for Q4_K) that edgeWeights overwrites.
+var rows8Types = []struct {
+	t      quant.Type
+	halfAt []int
+}{
+	{quant.Q4_K, []int{0, 2}},
+	{quant.Q6_K, []int{208}},
+	{quant.Q8_0, []int{0}},
+	{quant.IQ4_XS, []int{0}},
+	{quant.Q5_K, []int{0, 2}},
+	{quant.Q4_0, []int{0}},
+	{quant.Q5_0, []int{0}},
+	{quant.Q4_1, []int{0, 2}},
+	{quant.Q5_1, []int{0, 2}},
+}
+
+// edgeWeights is weights() of type t with a quarter of the blocks' scales (the halves at
+// halfAt) set to zero, subnormal, tiny, huge, infinite and NaN halves, so that the 8-lane
+// functions take their scalar lanes (flushed products, Inf, NaN).
+func edgeWeights(t *testing.T, ty quant.Type, halfAt []int, k, n int, rng *rand.Rand) []byte {
+	x, _ := weights(t, ty, k, n, rng)
+	rs, _ := ty.RowSize(int64(k))
+	bs, _ := ty.RowSize(int64(ty.BlockSize()))
 	halves := []f16.Half{0x0000, 0x8000, 0x0001, 0x03ff, 0x0400, 0x7bff, 0xfbff, 0x1000, 0x7c00, 0xfc00, 0x7e01}
 	for r := 0; r < n; r++ {
-		for b := 0; b < k/256; b++ {
+		for b := 0; b < k/ty.BlockSize(); b++ {
 			if rng.IntN(4) != 0 {
 				continue
 			}
-			o := r*int(rs) + b*144 + 2*rng.IntN(2)
+			o := r*int(rs) + b*int(bs) + halfAt[rng.IntN(len(halfAt))]
 			h := halves[rng.IntN(len(halves))]
 			x[o], x[o+1] = byte(h), byte(h>>8)
 		}
@@ -60,44 +79,47 @@ func TestRows8MatchesScalar(t *testing.T) {
 	if !sim.Vec8 {
 		t.Skip("SKIP (not a pass): this CPU lacks AVX2 or FMA")
 	}
-	if rows8For(quant.Q4_K, 0, 1) == nil {
-		t.Fatal("no 8-row kernel for q4_K")
-	}
 	dev := h200(t)
 	const seed = 1212
 	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewPCG(seed, 1))
-	races := 0
-	defer func() { t.Logf("%d MUL_MAT_ID shapes refused as write races by both paths", races) }()
-	for _, k := range []int{256, 1024, 4096} {
-		for _, n := range []int{1, 13, 64} {
-			x := q4KEdgeWeights(t, k, n, rng)
-			for _, m := range []int{1, 2, 5, 8} {
-				y := acts(k, m, rng)
-				if m == 5 {
-					for i := range y {
-						y[i] *= float32(math.Ldexp(1, rng.IntN(200)-100))
+	for _, tc := range rows8Types {
+		if rows8For(tc.t, 0, 1) == nil {
+			t.Fatalf("no 8-row kernel for %v", tc.t)
+		}
+		rng := rand.New(rand.NewPCG(seed, 1))
+		ty := tc.t
+		races := 0
+		for _, k := range []int{256, 1024, 4096} {
+			for _, n := range []int{1, 13, 64} {
+				x := edgeWeights(t, ty, tc.halfAt, k, n, rng)
+				for _, m := range []int{1, 2, 5, 8} {
+					y := acts(k, m, rng)
+					if m == 5 {
+						for i := range y {
+							y[i] *= float32(math.Ldexp(1, rng.IntN(200)-100))
+						}
 					}
+					s, v, _ := scalarToo(t, func() ([]float32, error) { return MulMat(dev, ty, x, k, n, y, m) })
+					sameBits(t, fmt.Sprintf("%v MulMat k=%d n=%d m=%d", ty, k, n, m), s, v)
 				}
-				s, v, _ := scalarToo(t, func() ([]float32, error) { return MulMat(dev, quant.Q4_K, x, k, n, y, m) })
-				sameBits(t, fmt.Sprintf("MulMat k=%d n=%d m=%d", k, n, m), s, v)
-			}
-			const E, U = 3, 2
-			as := q4KEdgeWeights(t, k, n*E, rng)
-			for _, T := range []int{1, 3, 8} {
-				b := acts(k, T, rng)
-				ids := make([]int32, U*T)
-				for tk := 0; tk < T; tk++ {
-					ids[tk*U], ids[tk*U+1] = int32(tk%E), int32((tk+1)%E)
+				const E, U = 3, 2
+				as := edgeWeights(t, ty, tc.halfAt, k, n*E, rng)
+				for _, T := range []int{1, 3, 8} {
+					b := acts(k, T, rng)
+					ids := make([]int32, U*T)
+					for tk := 0; tk < T; tk++ {
+						ids[tk*U], ids[tk*U+1] = int32(tk%E), int32((tk+1)%E)
+					}
+					s, v, ok := scalarToo(t, func() ([]float32, error) { return MulMatID(dev, ty, as, k, n, E, b, 1, T, ids, U) })
+					if !ok {
+						races++
+						continue
+					}
+					sameBits(t, fmt.Sprintf("%v MulMatID k=%d n=%d T=%d", ty, k, n, T), s, v)
 				}
-				s, v, ok := scalarToo(t, func() ([]float32, error) { return MulMatID(dev, quant.Q4_K, as, k, n, E, b, 1, T, ids, U) })
-				if !ok {
-					races++
-					continue
-				}
-				sameBits(t, fmt.Sprintf("MulMatID k=%d n=%d T=%d", k, n, T), s, v)
 			}
 		}
+		t.Logf("%v: %d MUL_MAT_ID shapes refused as write races by both paths", ty, races)
 	}
 }
 
@@ -107,19 +129,103 @@ func TestRows8GOMAXPROCS(t *testing.T) {
 		t.Skip("SKIP (not a pass): this CPU lacks AVX2 or FMA")
 	}
 	dev := h200(t)
-	rng := rand.New(rand.NewPCG(7, 7))
-	const k, n, m = 2048, 203, 3
-	x := q4KEdgeWeights(t, k, n, rng)
-	y := acts(k, m, rng)
-	var outs [2][]float32
-	for i, procs := range []int{1, 2} {
-		old := runtime.GOMAXPROCS(procs)
-		var err error
-		outs[i], err = MulMat(dev, quant.Q4_K, x, k, n, y, m)
-		runtime.GOMAXPROCS(old)
+	for _, tc := range rows8Types {
+		rng := rand.New(rand.NewPCG(7, 7))
+		const k, n, m = 2048, 203, 3
+		x := edgeWeights(t, tc.t, tc.halfAt, k, n, rng)
+		y := acts(k, m, rng)
+		var outs [2][]float32
+		for i, procs := range []int{1, 2} {
+			old := runtime.GOMAXPROCS(procs)
+			var err error
+			outs[i], err = MulMat(dev, tc.t, x, k, n, y, m)
+			runtime.GOMAXPROCS(old)
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		sameBits(t, fmt.Sprintf("%v GOMAXPROCS 1 vs 2", tc.t), outs[0], outs[1])
+	}
+}
+
+// rows8Lanes makes each type's lanes value (the kernels of rows8Kernels).
+var rows8Lanes = map[quant.Type]func() lanes8{
+	quant.Q4_K:   func() lanes8 { return new(q4KLanes) },
+	quant.Q6_K:   func() lanes8 { return new(q6KLanes) },
+	quant.Q8_0:   func() lanes8 { return new(q80Lanes) },
+	quant.IQ4_XS: func() lanes8 { return new(iq4XSLanes) },
+	quant.Q5_K:   func() lanes8 { return new(q5KLanes) },
+	quant.Q4_0:   func() lanes8 { return new(q40Lanes) },
+	quant.Q5_0:   func() lanes8 { return new(q50Lanes) },
+	quant.Q4_1:   func() lanes8 { return new(q41Lanes) },
+	quant.Q5_1:   func() lanes8 { return new(q51Lanes) },
+}
+
+// Each lane of every 8-row dot (prep, load, then dot) is the scalar vec_dot with its
+// accumulation, bit for bit, before any reduction: every block and iqs of eight edge
+// weight rows, activations with zero, subnormal, infinite and NaN scales, running sums
+// (tmp) of every kind the scalar path produces (zero, normal, Inf, NaN). Through the
+// whole kernel the final adds canonicalise NaN, so a dot whose scalar recomputation of
+// rejected lanes (src.done) were dropped would still pass TestRows8MatchesScalar with
+// half-precision scales (their products never reach the flush range); it fails here, on
+// the NaN bits of Inf-Inf and 0*Inf (seed printed).
+func TestRows8Dots(t *testing.T) {
+	if !sim.Vec8 {
+		t.Skip("SKIP (not a pass): this CPU lacks AVX2 or FMA")
+	}
+	const seed = 1213
+	t.Logf("seed %d", seed)
+	halves := []f16.Half{0x0000, 0x8000, 0x0001, 0x03ff, 0x0400, 0x7bff, 0xfbff, 0x1000, 0x7c00, 0xfc00, 0x7e01}
+	tmps := []float32{0, float32(math.Copysign(0, -1)), 0x1p-126, -0x1.8p-126, 1.5, -3.25e7, 3e38, float32(math.Inf(1)), float32(math.Inf(-1)), math.Float32frombits(sim.CanonicalNaN32)}
+	for _, tc := range rows8Types {
+		newW := rows8Lanes[tc.t]
+		if newW == nil {
+			t.Fatalf("no lanes type for %v", tc.t)
+		}
+		rng := rand.New(rand.NewPCG(seed, uint64(tc.t)))
+		tk := mustKernel(tc.t)
+		const k = 1024
+		x := edgeWeights(t, tc.t, tc.halfAt, k, 8, rng)
+		rs, _ := tc.t.RowSize(k)
+		var rows [8][]byte
+		for q := range rows {
+			rows[q] = x[q*int(rs) : (q+1)*int(rs)]
+		}
+		y, err := q8.QuantizeQ8_1(acts(k, 1, rng), k, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
+		for i := range y {
+			if rng.IntN(4) == 0 {
+				y[i].D = halves[rng.IntN(len(halves))]
+			}
+			if rng.IntN(4) == 0 {
+				y[i].S = halves[rng.IntN(len(halves))]
+			}
+		}
+		w := newW()
+		if pp, ok := w.(prepper); ok {
+			pp.prep(&rows, k/tk.QK)
+		}
+		ybl := tk.QK / 32
+		var tmp, got [8]float32
+		for kbx := 0; kbx < k/tk.QK; kbx++ {
+			for iqs := 0; iqs < tk.QI; iqs += tk.VDR {
+				w.load(&rows, kbx, iqs)
+				for q := range tmp {
+					tmp[q] = tmps[rng.IntN(len(tmps))]
+					if rng.IntN(2) == 0 {
+						tmp[q] = float32(rng.NormFloat64())
+					}
+				}
+				w.dot(archsimd.LoadFloat32x8(&tmp), iqs, y[kbx*ybl:]).Store(&got)
+				for q := range got {
+					want := tk.Dot(tmp[q], rows[q], kbx, iqs, y[kbx*ybl:])
+					if math.Float32bits(got[q]) != math.Float32bits(want) {
+						t.Fatalf("%v kbx %d iqs %d lane %d, tmp %v: got %#08x, want %#08x", tc.t, kbx, iqs, q, tmp[q], math.Float32bits(got[q]), math.Float32bits(want))
+					}
+				}
+			}
+		}
 	}
-	sameBits(t, "GOMAXPROCS 1 vs 2", outs[0], outs[1])
 }
