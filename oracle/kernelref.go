@@ -198,15 +198,20 @@ func MulMatRefOn(dev sim.Device, t quant.Type, a []byte, K, N int, b []float32, 
 	if !ok {
 		return MulMatRef(t, a, K, N, b, M)
 	}
-	ref, err := truth(t, a, K, N, b, M)
-	if err != nil {
+	if _, err := checkShape(t, a, K, N, b, M); err != nil {
 		return nil, err
 	}
 	acc, err := newAccumulation(dev, t, p, K, N, M, false)
 	if err != nil {
 		return MulMatRef(t, a, K, N, b, M) // a launch the plans do not describe
 	}
-	if err := ref.kernelBound(t, p, a, K, N, b, M, acc); err != nil {
+	cols := make([][]float32, M)
+	base := make([]int, M)
+	for j := range cols {
+		cols[j], base[j] = b[j*K:(j+1)*K], j*N
+	}
+	ref := &Reference{Value: make([]float64, N*M), Bound: make([]float64, N*M), Center: make([]float64, N*M)}
+	if err := kernelRows(t, p, a, K, N, cols, base, acc, ref); err != nil {
 		return nil, err
 	}
 	return ref, nil
@@ -254,38 +259,44 @@ func MulMatIDRefOn(dev sim.Device, t quant.Type, as []byte, K, N, E int, b []flo
 			acc = &accumulation{path: p, qk: t.BlockSize(), agnostic: true, adds: kernelModels[p][t].adds}
 		}
 	}
+	for tok := 0; tok < T; tok++ {
+		for u := 0; u < U; u++ {
+			if e := ids[tok*U+u]; e < 0 || int(e) >= E {
+				return nil, fmt.Errorf("oracle: ids[%d][%d] = %d, outside 0..%d", tok, u, e, E-1)
+			}
+		}
+	}
 	expBytes := int(rs) * N
 	out := &Reference{Value: make([]float64, N*U*T), Bound: make([]float64, N*U*T)}
 	if ok {
 		out.Center = make([]float64, N*U*T)
 	}
-	for tok := 0; tok < T; tok++ {
-		for u := 0; u < U; u++ {
-			e := int(ids[tok*U+u])
-			if e < 0 || e >= E {
-				return nil, fmt.Errorf("oracle: ids[%d][%d] = %d, outside 0..%d", tok, u, e, E-1)
-			}
-			r := (tok*B1 + u%B1) * K
-			col := b[r : r+K]
-			w := as[e*expBytes : (e+1)*expBytes]
-			var ref *Reference
-			if ok {
-				ref, err = truth(t, w, K, N, col, 1)
-				if err == nil {
-					err = ref.kernelBound(t, p, w, K, N, col, 1, acc)
+	// Expert by expert, one weight row at a time, against the slots routed to it (each
+	// slot the one-column product it always was: M = 1 for the bound and gonum's order).
+	for e := 0; e < E; e++ {
+		var cols [][]float32
+		var base []int
+		for tok := 0; tok < T; tok++ {
+			for u := 0; u < U; u++ {
+				if int(ids[tok*U+u]) != e {
+					continue
 				}
-			} else {
-				ref, err = MulMatRef(t, w, K, N, col, 1)
+				r := (tok*B1 + u%B1) * K
+				cols = append(cols, b[r:r+K])
+				base = append(base, (tok*U+u)*N)
 			}
-			if err != nil {
-				return nil, err
-			}
-			o := (tok*U + u) * N
-			copy(out.Value[o:o+N], ref.Value)
-			copy(out.Bound[o:o+N], ref.Bound)
-			if ok {
-				copy(out.Center[o:o+N], ref.Center)
-			}
+		}
+		if cols == nil {
+			continue
+		}
+		w := as[e*expBytes : (e+1)*expBytes]
+		if ok {
+			err = kernelRows(t, p, w, K, N, cols, base, acc, out)
+		} else {
+			err = plainRows(t, w, K, N, cols, base, gemmParallel(N, 1), out)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("oracle: expert %d: %w", e, err)
 		}
 	}
 	return out, nil
@@ -340,52 +351,57 @@ func newMMVQAccumulation(dev sim.Device, t quant.Type, K, M int, ids bool) (*acc
 	return &accumulation{path: pathMMVQ, qk: mp.QK, depth: iters + mp.WarpsPerRow() - 1 + levels}, nil
 }
 
-// truth is the fp64 value of MulMatRef without its bound.
-func truth(t quant.Type, a []byte, K, N int, b []float32, M int) (*Reference, error) {
-	x, err := dequantizeAll(t, a, K, N, b, M)
-	if err != nil {
-		return nil, err
-	}
-	ref := &Reference{Value: make([]float64, N*M), Bound: make([]float64, N*M)}
-	for i := 0; i < N; i++ {
-		xi := x[i*K : (i+1)*K]
-		for j := 0; j < M; j++ {
-			yj := b[j*K : (j+1)*K]
-			var s float64
-			for k, v := range xi {
-				s += v * float64(yj[k])
-			}
-			ref.Value[j*N+i] = s
-		}
-	}
-	return ref, nil
-}
-
-func dequantizeAll(t quant.Type, a []byte, K, N int, b []float32, M int) ([]float64, error) {
+// checkShape checks a reference's operands: N rows of K values of t in a, M columns of K
+// float32 in b. It returns t's row size.
+func checkShape(t quant.Type, a []byte, K, N int, b []float32, M int) (int64, error) {
 	if K <= 0 || N <= 0 || M <= 0 {
-		return nil, fmt.Errorf("oracle: bad shape K=%d N=%d M=%d", K, N, M)
+		return 0, fmt.Errorf("oracle: bad shape K=%d N=%d M=%d", K, N, M)
 	}
 	if len(b) != K*M {
-		return nil, fmt.Errorf("oracle: b has %d values, want K*M = %d", len(b), K*M)
+		return 0, fmt.Errorf("oracle: b has %d values, want K*M = %d", len(b), K*M)
 	}
+	rs, err := t.RowSize(int64(K))
+	if err != nil {
+		return 0, err
+	}
+	if int64(len(a)) != rs*int64(N) {
+		return 0, fmt.Errorf("oracle: a has %d bytes, want %d rows of %d", len(a), N, rs)
+	}
+	return rs, nil
+}
+
+// rowReader dequantizes weight rows one at a time (quant.DequantizeRow: float32 values,
+// exact in float64) into one reused float64 row: the references hold K·8 bytes of fp64
+// weights, not the K·N·8 of the whole matrix.
+type rowReader struct {
+	t   quant.Type
+	a   []byte
+	rs  int64
+	f32 []float32
+	x   []float64
+}
+
+func newRowReader(t quant.Type, a []byte, K, N int) (*rowReader, error) {
 	rs, err := t.RowSize(int64(K))
 	if err != nil {
 		return nil, err
 	}
-	if int64(len(a)) != rs*int64(N) {
+	if K <= 0 || N <= 0 || int64(len(a)) != rs*int64(N) {
 		return nil, fmt.Errorf("oracle: a has %d bytes, want %d rows of %d", len(a), N, rs)
 	}
-	x := make([]float64, N*K)
-	row := make([]float32, K)
-	for i := 0; i < N; i++ {
-		if err := quant.DequantizeRow(t, a[int64(i)*rs:int64(i+1)*rs], row); err != nil {
-			return nil, fmt.Errorf("oracle: row %d: %w", i, err)
-		}
-		for k, v := range row {
-			x[i*K+k] = float64(v)
-		}
+	return &rowReader{t: t, a: a, rs: rs, f32: make([]float32, K), x: make([]float64, K)}, nil
+}
+
+// row returns row i dequantized (valid until the next call) and its bytes.
+func (r *rowReader) row(i int) ([]float64, []byte, error) {
+	raw := r.a[int64(i)*r.rs : int64(i+1)*r.rs]
+	if err := quant.DequantizeRow(r.t, raw, r.f32); err != nil {
+		return nil, nil, fmt.Errorf("oracle: row %d: %w", i, err)
 	}
-	return x, nil
+	for k, v := range r.f32 {
+		r.x[k] = float64(v)
+	}
+	return r.x, raw, nil
 }
 
 // qcol is one activation column as the kernel's quantizer leaves it.
@@ -567,21 +583,23 @@ func exactAB(t quant.Type, row []byte, g int) (A, B float64) {
 	return h(d) * float64(sc), -h(dmin) * float64(mn)
 }
 
-// kernelBound fills ref.Center and ref.Bound for path p.
-func (ref *Reference) kernelBound(t quant.Type, p kpath, a []byte, K, N int, b []float32, M int, acc *accumulation) error {
+// kernelRows fills ref.Value (the fp64 truth, Σ_k x·y in order of k), ref.Center and
+// ref.Bound (the kernel bound of path p) for weights a (N rows of K values of t) against
+// the columns cols, output (row i, column c) at index base[c]+i, one weight row at a time.
+// acc sees column c as column c (MulMatRefOn passes the columns in order).
+func kernelRows(t quant.Type, p kpath, a []byte, K, N int, cols [][]float32, base []int, acc *accumulation, ref *Reference) error {
 	m := kernelModels[p][t]
-	x, err := dequantizeAll(t, a, K, N, b, M)
+	rows, err := newRowReader(t, a, K, N)
 	if err != nil {
 		return err
 	}
-	rs, _ := t.RowSize(int64(K))
-	cols := make([]*qcol, M)
-	for j := range cols {
+	qc := make([]*qcol, len(cols))
+	for c := range qc {
 		g := 0
 		if m.offset {
 			g = m.group
 		}
-		if cols[j], err = quantizeCol(b[j*K:(j+1)*K], K, p, t, g); err != nil {
+		if qc[c], err = quantizeCol(cols[c], K, p, t, g); err != nil {
 			return err
 		}
 	}
@@ -589,17 +607,26 @@ func (ref *Reference) kernelBound(t quant.Type, p kpath, a []byte, K, N int, b [
 	if p == pathMMVQ {
 		piece = 4
 	}
-	ref.Center = make([]float64, N*M)
 	nb := (K + 31) / 32
 	E := make([]float64, nb)  // exact kernel value per 32-value block
 	Mg := make([]float64, nb) // Σ |t_p| per 32-value block
 	for i := 0; i < N; i++ {
-		w, err := loadRow(t, m, a[int64(i)*rs:int64(i+1)*rs], x[i*K:(i+1)*K], K)
+		xi, xrow, err := rows.row(i)
 		if err != nil {
 			return err
 		}
-		for j := 0; j < M; j++ {
-			c := cols[j]
+		for c, yj := range cols {
+			var s float64
+			for k, v := range xi {
+				s += v * float64(yj[k])
+			}
+			ref.Value[base[c]+i] = s
+		}
+		w, err := loadRow(t, m, xrow, xi, K)
+		if err != nil {
+			return err
+		}
+		for j, c := range qc {
 			blockTerms(m, w, c, K, piece, E, Mg)
 			var center, mags float64
 			for bi := range E {
@@ -611,8 +638,8 @@ func (ref *Reference) kernelBound(t quant.Type, p kpath, a []byte, K, N int, b [
 			bound := unitRound * (float64(m.r)*mags + nodes)
 			bound *= 1 + 2*float64(m.r+depth+8)*unitRound
 			bound += (4*float64(K) + ops + 64) * ftzAbs
-			ref.Center[j*N+i] = center
-			ref.Bound[j*N+i] = bound
+			ref.Center[base[j]+i] = center
+			ref.Bound[base[j]+i] = bound
 		}
 	}
 	return nil

@@ -1,0 +1,125 @@
+package oracle_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/ggsim/ggsim/oracle"
+	"github.com/ggsim/ggsim/oracle/oracletest"
+	"github.com/ggsim/ggsim/quant"
+	"github.com/ggsim/ggsim/sim"
+)
+
+// sameBits reports the first index where a and b differ in bits (-1 if none; a length
+// difference is index -2).
+func sameBits(a, b []float64) int {
+	if len(a) != len(b) {
+		return -2
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+func sameRef(t *testing.T, what string, got, want *oracle.Reference) {
+	t.Helper()
+	for _, f := range []struct {
+		name string
+		g, w []float64
+	}{{"Value", got.Value, want.Value}, {"Bound", got.Bound, want.Bound}, {"Center", got.Center, want.Center}} {
+		if i := sameBits(f.g, f.w); i != -1 {
+			if i == -2 {
+				t.Errorf("%s: %s has %d values, the whole-matrix reference %d", what, f.name, len(f.g), len(f.w))
+				continue
+			}
+			t.Errorf("%s: %s[%d] = %v, the whole-matrix reference had %v", what, f.name, i, f.g[i], f.w[i])
+		}
+	}
+}
+
+// The row-by-row references give the bits the whole-matrix ones gave: MulMatRef (gonum's
+// serial and blocked summation orders, K a multiple of 64 or not), MulMatRefOn on the
+// MMVQ, MMQ-MMA and MMQ-DP4A paths and its fallback, and MulMatIDRefOn.
+func TestRowReferencesSame(t *testing.T) {
+	h200, err := sim.Lookup("H200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rtx, err := sim.Lookup("RTX 3090") // sm_86: MMQ with the dp4a layout
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := []quant.Type{quant.Q4_0, quant.Q4_1, quant.Q5_1, quant.Q8_0, quant.Q2_K, quant.Q4_K, quant.Q6_K, quant.IQ2_XXS, quant.IQ4_XS}
+	shapes := [][3]int{{256, 64, 1}, {256, 256, 1}, {512, 130, 3}, {768, 70, 70}, {256, 200, 16}}
+	n := 0
+	for ti, typ := range types {
+		for si, sh := range shapes {
+			K, N, M := sh[0], sh[1], sh[2]
+			seed := uint64(10*ti + si + 1)
+			a, err := oracletest.RealisticWeights(typ, K, N, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := oracletest.RealisticActivations(K, M, seed)
+			got, err := oracle.MulMatRef(typ, a, K, N, b, M)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := oracle.OldMulMatRef(typ, a, K, N, b, M)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameRef(t, typ.String()+" MulMatRef", got, want)
+			for _, dev := range []sim.Device{h200, rtx} {
+				got, err := oracle.MulMatRefOn(dev, typ, a, K, N, b, M)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := oracle.OldMulMatRefOn(dev, typ, a, K, N, b, M)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameRef(t, typ.String()+" MulMatRefOn "+dev.Name+" "+oracle.KernelPath(dev, typ, K, N, M), got, want)
+			}
+			n++
+		}
+	}
+	// MulMatIDRefOn: E experts, T tokens, U slots, broadcast (B1 = 1) and per slot.
+	r := rand.New(rand.NewPCG(7, 7))
+	for _, typ := range []quant.Type{quant.Q4_K, quant.Q4_0, quant.IQ2_XXS} {
+		for _, c := range []struct{ K, N, E, B1, T, U int }{{256, 96, 4, 1, 3, 2}, {512, 256, 3, 2, 20, 2}, {256, 64, 8, 1, 40, 4}} {
+			a, err := oracletest.RealisticWeights(typ, c.K, c.N*c.E, uint64(c.T))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := oracletest.RealisticActivations(c.K, c.B1*c.T, 3)
+			ids := make([]int32, c.T*c.U)
+			for i := range ids {
+				ids[i] = int32(r.IntN(c.E))
+			}
+			got, err := oracle.MulMatIDRefOn(h200, typ, a, c.K, c.N, c.E, b, c.B1, c.T, ids, c.U)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := oracle.OldMulMatIDRefOn(h200, typ, a, c.K, c.N, c.E, b, c.B1, c.T, ids, c.U)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameRef(t, typ.String()+" MulMatIDRefOn", got, want)
+		}
+	}
+	if n != len(types)*len(shapes) {
+		t.Fatalf("%d cases", n)
+	}
+}
+
+// The shapes above cover both of gonum's summation orders.
+func TestGemmOrderCovered(t *testing.T) {
+	if oracle.GemmParallelOrder(64, 1) || oracle.GemmParallelOrder(130, 3) || !oracle.GemmParallelOrder(256, 1) || !oracle.GemmParallelOrder(70, 70) {
+		t.Fatal("gemmParallel does not split the shapes as gonum's dgemmParallel does")
+	}
+}
