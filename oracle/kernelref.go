@@ -492,12 +492,17 @@ type qrow struct {
 	Ah, Bh []f16.Half
 }
 
-func loadRow(t quant.Type, m kmodel, row []byte, x []float64, K int) (*qrow, error) {
+// loadRow fills r (reused from row to row: its slices are made on the first call) with
+// row as the kernel holds it; x is the row dequantized.
+func loadRow(t quant.Type, m kmodel, row []byte, x []float64, K int, r *qrow) error {
 	if !m.offset {
-		return &qrow{x: x}, nil
+		r.x = x
+		return nil
 	}
 	ng := K / m.group
-	r := &qrow{a: make([]float64, K), A: make([]float64, ng), B: make([]float64, ng), Ah: make([]f16.Half, ng), Bh: make([]f16.Half, ng)}
+	if len(r.a) != K || len(r.A) != ng {
+		*r = qrow{a: make([]float64, K), A: make([]float64, ng), B: make([]float64, ng), Ah: make([]f16.Half, ng), Bh: make([]f16.Half, ng)}
+	}
 	h := func(v f16.Half) float64 { return float64(v.ToFloat32()) }
 	for g := 0; g < ng; g++ {
 		var A, B float64
@@ -544,7 +549,7 @@ func loadRow(t quant.Type, m kmodel, row []byte, x []float64, K int) (*qrow, err
 				B = -h(f16.Mul(dmin, f16.FromFloat32(float32(mn))))
 			}
 		default:
-			return nil, fmt.Errorf("oracle: internal error: no offset decomposition for %v", t)
+			return fmt.Errorf("oracle: internal error: no offset decomposition for %v", t)
 		}
 		// The codes from the dequantized values (exact to 2^-24 relative, far inside
 		// half a code step): a = round((x - B_exact)/A_exact).
@@ -553,13 +558,14 @@ func loadRow(t quant.Type, m kmodel, row []byte, x []float64, K int) (*qrow, err
 			Ae, Be = exactAB(t, row, g)
 		}
 		for k := g * m.group; k < (g+1)*m.group; k++ {
+			r.a[k] = 0 // the code of a zero scale (r is reused)
 			if Ae != 0 {
 				r.a[k] = math.Round((x[k] - Be) / Ae)
 			}
 		}
 		r.A[g], r.B[g], r.Ah[g], r.Bh[g] = A, B, Ah, Bh
 	}
-	return r, nil
+	return nil
 }
 
 // exactAB returns the unrounded scale and offset of group g of a K-quant row.
@@ -610,6 +616,7 @@ func kernelRows(t quant.Type, p kpath, a []byte, K, N int, cols [][]float32, bas
 	nb := (K + 31) / 32
 	E := make([]float64, nb)  // exact kernel value per 32-value block
 	Mg := make([]float64, nb) // Σ |t_p| per 32-value block
+	var w qrow
 	for i := 0; i < N; i++ {
 		xi, xrow, err := rows.row(i)
 		if err != nil {
@@ -622,12 +629,11 @@ func kernelRows(t quant.Type, p kpath, a []byte, K, N int, cols [][]float32, bas
 			}
 			ref.Value[base[c]+i] = s
 		}
-		w, err := loadRow(t, m, xrow, xi, K)
-		if err != nil {
+		if err := loadRow(t, m, xrow, xi, K, &w); err != nil {
 			return err
 		}
 		for j, c := range qc {
-			blockTerms(m, w, c, K, piece, E, Mg)
+			blockTerms(m, &w, c, K, piece, E, Mg)
 			var center, mags float64
 			for bi := range E {
 				center += E[bi]

@@ -265,8 +265,8 @@ func oldKernelBound(ref *Reference, t quant.Type, p kpath, a []byte, K, N int, b
 	E := make([]float64, nb)  // exact kernel value per 32-value block
 	Mg := make([]float64, nb) // Σ |t_p| per 32-value block
 	for i := 0; i < N; i++ {
-		w, err := loadRow(t, m, a[int64(i)*rs:int64(i+1)*rs], x[i*K:(i+1)*K], K)
-		if err != nil {
+		w := new(qrow) // a fresh row each time, as loadRow made it before it reused one
+		if err := loadRow(t, m, a[int64(i)*rs:int64(i+1)*rs], x[i*K:(i+1)*K], K, w); err != nil {
 			return err
 		}
 		for j := 0; j < M; j++ {
