@@ -194,27 +194,73 @@ func pathOf(dev sim.Device, t quant.Type, K, N, M int) (kpath, bool) {
 // uses it) and finite inputs whose activation sums fit binary16. Where the kernel bound
 // does not model the type or kernel (KernelPath is ""), it returns MulMatRef's result.
 func MulMatRefOn(dev sim.Device, t quant.Type, a []byte, K, N int, b []float32, M int) (*Reference, error) {
-	p, ok := pathOf(dev, t, K, N, M)
-	if !ok {
-		return MulMatRef(t, a, K, N, b, M)
-	}
-	if _, err := checkShape(t, a, K, N, b, M); err != nil {
-		return nil, err
-	}
-	acc, err := newAccumulation(dev, t, p, K, N, M, false)
+	var out *Reference
+	err := MulMatRefOnCols(dev, t, a, K, N, b, M, M, func(_, _ int, ref *Reference) error {
+		out = ref
+		return nil
+	})
 	if err != nil {
-		return MulMatRef(t, a, K, N, b, M) // a launch the plans do not describe
-	}
-	cols := make([][]float32, M)
-	base := make([]int, M)
-	for j := range cols {
-		cols[j], base[j] = b[j*K:(j+1)*K], j*N
-	}
-	ref := &Reference{Value: make([]float64, N*M), Bound: make([]float64, N*M), Center: make([]float64, N*M)}
-	if err := kernelRows(t, p, a, K, N, cols, base, acc, ref); err != nil {
 		return nil, err
 	}
-	return ref, nil
+	return out, nil
+}
+
+// MulMatRefOnCols is MulMatRefOn a block of at most cols activation columns at a time:
+// it calls fn for consecutive blocks [j0, j1) in order, with ref holding (j1-j0)·N
+// values, element (i, j) at (j-j0)·N+i: the bits of MulMatRefOn's [j0·N, j1·N). ref's
+// storage is reused from block to block (it is valid only during the call), so the
+// reference of an N × M product holds N·cols outputs and cols quantized columns at a
+// time, not N·M (3·8 bytes each). An error from fn stops it and is returned.
+func MulMatRefOnCols(dev sim.Device, t quant.Type, a []byte, K, N int, b []float32, M, cols int, fn func(j0, j1 int, ref *Reference) error) error {
+	if _, err := checkShape(t, a, K, N, b, M); err != nil {
+		return err
+	}
+	if cols < 1 {
+		return fmt.Errorf("oracle: %d columns per block: want at least 1", cols)
+	}
+	p, ok := pathOf(dev, t, K, N, M)
+	var acc *accumulation
+	if ok {
+		var err error
+		if acc, err = newAccumulation(dev, t, p, K, N, M, false); err != nil {
+			ok = false // a launch the plans do not describe: MulMatRef's bound
+		}
+	}
+	n := min(cols, M)
+	all := &Reference{Value: make([]float64, N*n), Bound: make([]float64, N*n)}
+	if ok {
+		all.Center = make([]float64, N*n)
+	}
+	cs := make([][]float32, n)
+	base := make([]int, n)
+	var qc []qcol
+	if ok {
+		qc = make([]qcol, n)
+	}
+	for j0 := 0; j0 < M; j0 += n {
+		j1 := min(M, j0+n)
+		w := j1 - j0
+		ref := &Reference{Value: all.Value[:w*N], Bound: all.Bound[:w*N]}
+		if ok {
+			ref.Center = all.Center[:w*N]
+		}
+		for c := 0; c < w; c++ {
+			cs[c], base[c] = b[(j0+c)*K:(j0+c+1)*K], c*N
+		}
+		var err error
+		if ok {
+			err = kernelRows(t, p, a, K, N, j0, cs[:w], base[:w], acc, ref, qc)
+		} else {
+			err = plainRows(t, a, K, N, cs[:w], base[:w], gemmParallel(N, M), ref)
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(j0, j1, ref); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // MulMatIDRefOn is MulMatRefOn for MUL_MAT_ID (oracle.Impl's layouts): per token and
@@ -291,7 +337,7 @@ func MulMatIDRefOn(dev sim.Device, t quant.Type, as []byte, K, N, E int, b []flo
 		}
 		w := as[e*expBytes : (e+1)*expBytes]
 		if ok {
-			err = kernelRows(t, p, w, K, N, cols, base, acc, out)
+			err = kernelRows(t, p, w, K, N, 0, cols, base, acc, out, nil)
 		} else {
 			err = plainRows(t, w, K, N, cols, base, gemmParallel(N, 1), out)
 		}
@@ -413,17 +459,27 @@ type qcol struct {
 	// uses Σq8 instead; sh its binary16 bits.
 	s  []float64
 	sh []f16.Half
+	// blks is the q8_1 blocks of quantize_q8_1 (MMVQ), kept for the next column.
+	blks []q8.Block
 }
 
-func quantizeCol(y []float32, K int, p kpath, t quant.Type, group int) (*qcol, error) {
+// quantizeCol fills c with column y as the kernel's quantizer leaves it. c is reused from
+// column to column of one reference (same K, path, type): its slices are made on the
+// first call, and every entry a call reads is written for each column.
+func quantizeCol(y []float32, K int, p kpath, t quant.Type, group int, c *qcol) error {
 	kp := q8.PaddedLen(K)
-	c := &qcol{q: make([]float64, kp), d: make([]float64, kp), dh: make([]f16.Half, kp)}
-	if group > 0 {
-		c.s = make([]float64, kp/group)
-		c.sh = make([]f16.Half, kp/group)
+	if len(c.q) != kp {
+		*c = qcol{q: make([]float64, kp), d: make([]float64, kp), dh: make([]f16.Half, kp)}
+		if group > 0 {
+			c.s = make([]float64, kp/group)
+			c.sh = make([]f16.Half, kp/group)
+		}
+		if p == pathMMVQ {
+			c.blks = make([]q8.Block, kp/32)
+		}
 	}
 	if p == pathMMVQ {
-		blks := make([]q8.Block, kp/32)
+		blks := c.blks
 		q8.QuantizeRow(y, blks)
 		for bi, blk := range blks {
 			d := float64(sim.H2F(blk.D))
@@ -435,12 +491,12 @@ func quantizeCol(y []float32, K int, p kpath, t quant.Type, group int) (*qcol, e
 				c.s[bi], c.sh[bi] = float64(sim.H2F(blk.S)), blk.S
 			}
 		}
-		return c, nil
+		return nil
 	}
 	layout := mmqLayout(t)
 	blks, err := q8.QuantizeMMQ8_1(y, K, 1, 1, layout)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for bi := range blks {
 		blk := &blks[bi]
@@ -479,7 +535,7 @@ func quantizeCol(y []float32, K int, p kpath, t quant.Type, group int) (*qcol, e
 			}
 		}
 	}
-	return c, nil
+	return nil
 }
 
 // qrow is one weight row as the kernel's load stage holds it.
@@ -592,20 +648,24 @@ func exactAB(t quant.Type, row []byte, g int) (A, B float64) {
 // kernelRows fills ref.Value (the fp64 truth, Σ_k x·y in order of k), ref.Center and
 // ref.Bound (the kernel bound of path p) for weights a (N rows of K values of t) against
 // the columns cols, output (row i, column c) at index base[c]+i, one weight row at a time.
-// acc sees column c as column c (MulMatRefOn passes the columns in order).
-func kernelRows(t quant.Type, p kpath, a []byte, K, N int, cols [][]float32, base []int, acc *accumulation, ref *Reference) error {
+// acc sees column c as column j0+c. qc is scratch for the quantized columns, reused from
+// call to call (nil: made here).
+func kernelRows(t quant.Type, p kpath, a []byte, K, N, j0 int, cols [][]float32, base []int, acc *accumulation, ref *Reference, qc []qcol) error {
 	m := kernelModels[p][t]
 	rows, err := newRowReader(t, a, K, N)
 	if err != nil {
 		return err
 	}
-	qc := make([]*qcol, len(cols))
+	if len(qc) < len(cols) {
+		qc = make([]qcol, len(cols))
+	}
+	qc = qc[:len(cols)]
 	for c := range qc {
 		g := 0
 		if m.offset {
 			g = m.group
 		}
-		if qc[c], err = quantizeCol(cols[c], K, p, t, g); err != nil {
+		if err := quantizeCol(cols[c], K, p, t, g, &qc[c]); err != nil {
 			return err
 		}
 	}
@@ -632,14 +692,14 @@ func kernelRows(t quant.Type, p kpath, a []byte, K, N int, cols [][]float32, bas
 		if err := loadRow(t, m, xrow, xi, K, &w); err != nil {
 			return err
 		}
-		for j, c := range qc {
-			blockTerms(m, &w, c, K, piece, E, Mg)
+		for j := range qc {
+			blockTerms(m, &w, &qc[j], K, piece, E, Mg)
 			var center, mags float64
 			for bi := range E {
 				center += E[bi]
 				mags += Mg[bi]
 			}
-			nodes, depth := acc.nodes(E, Mg, i, j)
+			nodes, depth := acc.nodes(E, Mg, i, j0+j)
 			ops := float64(m.r+depth) * float64(nb)
 			bound := unitRound * (float64(m.r)*mags + nodes)
 			bound *= 1 + 2*float64(m.r+depth+8)*unitRound

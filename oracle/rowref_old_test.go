@@ -252,7 +252,8 @@ func oldKernelBound(ref *Reference, t quant.Type, p kpath, a []byte, K, N int, b
 		if m.offset {
 			g = m.group
 		}
-		if cols[j], err = quantizeCol(b[j*K:(j+1)*K], K, p, t, g); err != nil {
+		cols[j] = new(qcol) // a fresh column each time, as quantizeCol made it before it reused one
+		if err = quantizeCol(b[j*K:(j+1)*K], K, p, t, g, cols[j]); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 package oracle_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -127,5 +128,57 @@ func TestRowReferencesSame(t *testing.T) {
 func TestGemmOrderCovered(t *testing.T) {
 	if oracle.GemmParallelOrder(64, 1) || oracle.GemmParallelOrder(130, 3) || !oracle.GemmParallelOrder(256, 1) || !oracle.GemmParallelOrder(70, 70) {
 		t.Fatal("gemmParallel does not split the shapes as gonum's dgemmParallel does")
+	}
+}
+
+// MulMatRefOnCols's blocks are MulMatRefOn's reference cut by columns, bit for bit, on
+// the MMVQ and MMQ paths (whose stream-K bound depends on the column's tile) and the
+// fallback. The H200 here has 5 SMs, so that the stream-K split of these few tiles
+// differs from tile to tile.
+func TestMulMatRefOnColsSame(t *testing.T) {
+	h200, err := sim.Lookup("H200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h200.SMCount = 5
+	for _, c := range []struct {
+		typ     quant.Type
+		K, N, M int
+	}{{quant.Q4_K, 512, 200, 5}, {quant.Q4_K, 512, 200, 300}, {quant.Q4_0, 256, 130, 33}, {quant.IQ2_XXS, 256, 300, 9}} {
+		a, err := oracletest.RealisticWeights(c.typ, c.K, c.N, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := oracletest.RealisticActivations(c.K, c.M, 5)
+		want, err := oracle.OldMulMatRefOn(h200, c.typ, a, c.K, c.N, b, c.M)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cols := range []int{1, 4, c.M, c.M + 3} {
+			got := &oracle.Reference{}
+			next := 0
+			err := oracle.MulMatRefOnCols(h200, c.typ, a, c.K, c.N, b, c.M, cols, func(j0, j1 int, ref *oracle.Reference) error {
+				if j0 != next || j1 <= j0 || j1-j0 > cols || len(ref.Value) != (j1-j0)*c.N {
+					t.Fatalf("block [%d, %d) of %d values after column %d, %d columns per block", j0, j1, len(ref.Value), next, cols)
+				}
+				next = j1
+				got.Value = append(got.Value, ref.Value...)
+				got.Bound = append(got.Bound, ref.Bound...)
+				if ref.Center != nil {
+					got.Center = append(got.Center, ref.Center...)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if next != c.M {
+				t.Fatalf("blocks ended at column %d of %d", next, c.M)
+			}
+			sameRef(t, fmt.Sprintf("%v K=%d N=%d M=%d (%s) by %d columns", c.typ, c.K, c.N, c.M, oracle.KernelPath(h200, c.typ, c.K, c.N, c.M), cols), got, want)
+		}
+	}
+	if err := oracle.MulMatRefOnCols(h200, quant.Q4_0, make([]byte, 18), 32, 1, make([]float32, 32), 1, 0, nil); err == nil {
+		t.Error("0 columns per block: no error")
 	}
 }
