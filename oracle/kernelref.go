@@ -361,6 +361,10 @@ type accumulation struct {
 	tileI    int // rows per tile (mmq_y)
 	tileJ    int // columns per tile (mmq_x)
 	adds     int // accumulator nodes per 128-value vec_dot call (kmodel.adds)
+	// mmqNodes's scratch, reused from output to output (one reference at a time uses an
+	// accumulation): the call sums and magnitudes, the partial sum of each stream-K block.
+	callE, callM []float64
+	partial      map[int]float64
 }
 
 func newAccumulation(dev sim.Device, t quant.Type, p kpath, K, N, M int, ids bool) (*accumulation, error) {
@@ -793,8 +797,12 @@ func (a *accumulation) mmqNodes(E, Mg []float64, i, j int) (float64, int) {
 	nb := len(E)
 	// call sums and magnitudes per 128 values (4 blocks of 32)
 	ncall := (nb + 3) / 4
-	callE := make([]float64, ncall)
-	callM := make([]float64, ncall)
+	if len(a.callE) != ncall {
+		a.callE, a.callM = make([]float64, ncall), make([]float64, ncall)
+	}
+	callE, callM := a.callE, a.callM // reused from output to output
+	clear(callE)
+	clear(callM)
 	for bi := range E {
 		callE[bi/4] += E[bi]
 		callM[bi/4] += Mg[bi]
@@ -834,7 +842,11 @@ func (a *accumulation) mmqNodes(E, Mg []float64, i, j int) (float64, int) {
 		return s, adds*ncall + nIter + 1
 	}
 	tp := &a.tiles[a.part.Params.TileIndex(streamk.TileCoord{It: i / a.tileI, Jt: j / a.tileJ})]
-	partial := map[int]float64{}
+	if a.partial == nil {
+		a.partial = map[int]float64{}
+	}
+	partial := a.partial // reused from output to output
+	clear(partial)
 	var s float64
 	for _, sg := range tp.Segments {
 		c0 := sg.KB0Start * valsPerBlock / 128

@@ -46,6 +46,11 @@ func TestReferenceAllocations(t *testing.T) {
 		if got := allocated(func() { _, refErr = oracle.MulMatRef(typ, a, K, N, b, M) }); refErr != nil || got > limit {
 			t.Errorf("%v MulMatRef: %d bytes allocated (err %v), want under %d", typ, got, refErr, limit)
 		}
+		// MMQ (12 columns): its stream-K bound's scratch is reused from output to output.
+		b12 := oracletest.RealisticActivations(K, 12, 1)
+		if got := allocated(func() { _, refErr = oracle.MulMatRefOn(dev, typ, a, K, N, b12, 12) }); refErr != nil || got > limit {
+			t.Errorf("%v MulMatRefOn (%s): %d bytes allocated (err %v), want under %d", typ, oracle.KernelPath(dev, typ, K, N, 12), got, refErr, limit)
+		}
 		// MUL_MAT_ID: 4 experts of N/4 rows, 2 tokens of 2 slots, every expert used once.
 		ids := []int32{0, 1, 2, 3}
 		if got := allocated(func() { _, refErr = oracle.MulMatIDRefOn(dev, typ, a, K, N/4, 4, b, 1, 2, ids, 2) }); refErr != nil || got > limit {
