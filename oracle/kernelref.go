@@ -268,12 +268,30 @@ func MulMatRefOnCols(dev sim.Device, t quant.Type, a []byte, K, N int, b []float
 // (tiling.MulMatID). MMQ's stream-K partition of an ID launch depends on the routing, so
 // its accumulation term is bounded for any partition at iteration boundaries.
 func MulMatIDRefOn(dev sim.Device, t quant.Type, as []byte, K, N, E int, b []float32, B1, T int, ids []int32, U int) (*Reference, error) {
-	rs, err := t.RowSize(int64(K))
+	var out *Reference
+	err := MulMatIDRefOnTokens(dev, t, as, K, N, E, b, B1, T, ids, U, max(T, 1), func(_, _ int, ref *Reference) error {
+		out = ref
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
+	return out, nil
+}
+
+// MulMatIDRefOnTokens is MulMatIDRefOn a block of at most toks tokens at a time: it calls
+// fn for consecutive blocks [t0, t1) in order, with ref holding (t1-t0)·U·N values, those
+// of MulMatIDRefOn's [t0·U·N, t1·U·N) bit for bit (the path and bound are those of all T
+// tokens). ref's storage is reused from block to block (valid only during the call);
+// each block dequantizes the experts its slots use once more. An error from fn stops it
+// and is returned.
+func MulMatIDRefOnTokens(dev sim.Device, t quant.Type, as []byte, K, N, E int, b []float32, B1, T int, ids []int32, U, toks int, fn func(t0, t1 int, ref *Reference) error) error {
+	rs, err := t.RowSize(int64(K))
+	if err != nil {
+		return err
+	}
 	if K <= 0 || N <= 0 || E <= 0 || B1 <= 0 || T <= 0 || U <= 0 || len(ids) != T*U || len(b) != K*B1*T || int64(len(as)) != rs*int64(N*E) {
-		return nil, fmt.Errorf("oracle: MUL_MAT_ID shape K=%d N=%d E=%d B1=%d T=%d U=%d does not fit %d weight bytes, %d activations, %d ids", K, N, E, B1, T, U, len(as), len(b), len(ids))
+		return fmt.Errorf("oracle: MUL_MAT_ID shape K=%d N=%d E=%d B1=%d T=%d U=%d does not fit %d weight bytes, %d activations, %d ids", K, N, E, B1, T, U, len(as), len(b), len(ids))
 	}
 	d := tiling.MulMatID(dev, t, tiling.Shape{K: int64(K), N: int64(N), M: int64(T), Experts: int64(E)})
 	var p kpath
@@ -308,44 +326,65 @@ func MulMatIDRefOn(dev sim.Device, t quant.Type, as []byte, K, N, E int, b []flo
 	for tok := 0; tok < T; tok++ {
 		for u := 0; u < U; u++ {
 			if e := ids[tok*U+u]; e < 0 || int(e) >= E {
-				return nil, fmt.Errorf("oracle: ids[%d][%d] = %d, outside 0..%d", tok, u, e, E-1)
+				return fmt.Errorf("oracle: ids[%d][%d] = %d, outside 0..%d", tok, u, e, E-1)
 			}
 		}
+	}
+	if toks < 1 {
+		return fmt.Errorf("oracle: %d tokens per block: want at least 1", toks)
 	}
 	expBytes := int(rs) * N
-	out := &Reference{Value: make([]float64, N*U*T), Bound: make([]float64, N*U*T)}
+	n := min(toks, T)
+	all := &Reference{Value: make([]float64, N*U*n), Bound: make([]float64, N*U*n)}
 	if ok {
-		out.Center = make([]float64, N*U*T)
+		all.Center = make([]float64, N*U*n)
 	}
-	// Expert by expert, one weight row at a time, against the slots routed to it (each
-	// slot the one-column product it always was: M = 1 for the bound and gonum's order).
-	for e := 0; e < E; e++ {
-		var cols [][]float32
-		var base []int
-		for tok := 0; tok < T; tok++ {
-			for u := 0; u < U; u++ {
-				if int(ids[tok*U+u]) != e {
-					continue
+	var qc []qcol
+	if ok {
+		qc = make([]qcol, n*U)
+	}
+	var cols [][]float32
+	var base []int
+	for t0 := 0; t0 < T; t0 += n {
+		t1 := min(T, t0+n)
+		w := (t1 - t0) * U * N
+		ref := &Reference{Value: all.Value[:w], Bound: all.Bound[:w]}
+		if ok {
+			ref.Center = all.Center[:w]
+		}
+		// Expert by expert, one weight row at a time, against the block's slots routed to
+		// it (each slot the one-column product it always was: M = 1 for the bound and
+		// gonum's order). Every slot has one expert, so every output of the block is set.
+		for e := 0; e < E; e++ {
+			cols, base = cols[:0], base[:0]
+			for tok := t0; tok < t1; tok++ {
+				for u := 0; u < U; u++ {
+					if int(ids[tok*U+u]) != e {
+						continue
+					}
+					r := (tok*B1 + u%B1) * K
+					cols = append(cols, b[r:r+K])
+					base = append(base, ((tok-t0)*U+u)*N)
 				}
-				r := (tok*B1 + u%B1) * K
-				cols = append(cols, b[r:r+K])
-				base = append(base, (tok*U+u)*N)
+			}
+			if len(cols) == 0 {
+				continue
+			}
+			ex := as[e*expBytes : (e+1)*expBytes]
+			if ok {
+				err = kernelRows(t, p, ex, K, N, 0, cols, base, acc, ref, qc)
+			} else {
+				err = plainRows(t, ex, K, N, cols, base, gemmParallel(N, 1), ref)
+			}
+			if err != nil {
+				return fmt.Errorf("oracle: expert %d: %w", e, err)
 			}
 		}
-		if cols == nil {
-			continue
-		}
-		w := as[e*expBytes : (e+1)*expBytes]
-		if ok {
-			err = kernelRows(t, p, w, K, N, 0, cols, base, acc, out, nil)
-		} else {
-			err = plainRows(t, w, K, N, cols, base, gemmParallel(N, 1), out)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("oracle: expert %d: %w", e, err)
+		if err := fn(t0, t1, ref); err != nil {
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // accumulation describes how the kernel adds its vec_dot results for one output.

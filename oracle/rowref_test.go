@@ -117,6 +117,29 @@ func TestRowReferencesSame(t *testing.T) {
 				t.Fatal(err)
 			}
 			sameRef(t, typ.String()+" MulMatIDRefOn", got, want)
+			for _, toks := range []int{1, 3} {
+				got := &oracle.Reference{}
+				next := 0
+				err := oracle.MulMatIDRefOnTokens(h200, typ, a, c.K, c.N, c.E, b, c.B1, c.T, ids, c.U, toks, func(t0, t1 int, ref *oracle.Reference) error {
+					if t0 != next || t1 <= t0 || t1-t0 > toks || len(ref.Value) != (t1-t0)*c.U*c.N {
+						t.Fatalf("block [%d, %d) of %d values after token %d", t0, t1, len(ref.Value), next)
+					}
+					next = t1
+					got.Value = append(got.Value, ref.Value...)
+					got.Bound = append(got.Bound, ref.Bound...)
+					if ref.Center != nil {
+						got.Center = append(got.Center, ref.Center...)
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if next != c.T {
+					t.Fatalf("blocks ended at token %d of %d", next, c.T)
+				}
+				sameRef(t, fmt.Sprintf("%v MulMatIDRefOnTokens by %d tokens", typ, toks), got, want)
+			}
 		}
 	}
 	if n != len(types)*len(shapes) {

@@ -349,9 +349,9 @@ func runOne(a *runArgs, name string, t quant.Type, w []byte, K, N int, acts []fl
 
 // judgeRun compares out with the fp64 reference and the kernel bound of the path ggml
 // takes on dev (oracle.MulMatRefOn; for MUL_MAT_ID, ids != nil, oracle.MulMatIDRefOn
-// with the activations broadcast, B1 = 1). A MUL_MAT is judged a block of columns at a
-// time (oracle.MulMatRefOnCols): the reference is three float64 per output, six times the
-// outputs' own size, and is never held whole. out is overwritten: each element, once
+// with the activations broadcast, B1 = 1). It judges a block of columns (tokens) at a
+// time (oracle.MulMatRefOnCols, MulMatIDRefOnTokens): the reference is three float64 per
+// output, six times the outputs' own size, and is never held whole. out is overwritten: each element, once
 // judged, holds its ulp distance (see ulpBits).
 func judgeRun(dev sim.Device, t quant.Type, w []byte, K, N int, acts []float32, M int, out []float32, ids []int32, U int) (*verdict, error) {
 	j := newJudge(len(out))
@@ -370,11 +370,14 @@ func judgeRun(dev sim.Device, t quant.Type, w []byte, K, N int, acts []float32, 
 	if err != nil {
 		return nil, err
 	}
-	full, err := oracle.MulMatIDRefOn(dev, t, w, K, N, len(w)/(int(rs)*N), acts, 1, len(ids)/U, ids, U)
+	toks := max(1, judgeBlock/(U*N))
+	err = oracle.MulMatIDRefOnTokens(dev, t, w, K, N, len(w)/(int(rs)*N), acts, 1, len(ids)/U, ids, U, toks, func(t0, t1 int, ref *oracle.Reference) error {
+		j.add(t0*U*N, out[t0*U*N:t1*U*N], ref)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	j.add(0, out, full)
 	return j.verdict(out), nil
 }
 

@@ -15,8 +15,15 @@ import (
 
 // judgeWhole is judgeRun for a MUL_MAT as it was before it judged a block of columns at
 // a time (commit 47dbb87): the whole reference, then the statistics in one pass.
-func judgeWhole(dev sim.Device, t quant.Type, w []byte, K, N int, acts []float32, M int, out []float32) (*verdict, error) {
-	full, err := oracle.MulMatRefOn(dev, t, w, K, N, acts, M)
+func judgeWhole(dev sim.Device, t quant.Type, w []byte, K, N int, acts []float32, M int, out []float32, ids []int32, U int) (*verdict, error) {
+	var full *oracle.Reference
+	var err error
+	if ids == nil {
+		full, err = oracle.MulMatRefOn(dev, t, w, K, N, acts, M)
+	} else {
+		rs, _ := t.RowSize(int64(K))
+		full, err = oracle.MulMatIDRefOn(dev, t, w, K, N, len(w)/(int(rs)*N), acts, 1, len(ids)/U, ids, U)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +92,7 @@ func TestJudgeRunByBlocksSame(t *testing.T) {
 			out[i+1] = float32(math.NaN())
 			out[i+2] = float32(math.Inf(-1))
 		}
-		want, err := judgeWhole(dev, c.typ, w, c.K, c.N, acts, c.M, slices.Clone(out))
+		want, err := judgeWhole(dev, c.typ, w, c.K, c.N, acts, c.M, slices.Clone(out), nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,5 +108,42 @@ func TestJudgeRunByBlocksSame(t *testing.T) {
 		if c.spoil && got.Outside == 0 {
 			t.Errorf("%v K=%d N=%d M=%d: the spoiled outputs are within the bound", c.typ, c.K, c.N, c.M)
 		}
+	}
+}
+
+// The MUL_MAT_ID verdict, a block of tokens at a time, is the whole-reference one.
+func TestJudgeRunIDByBlocksSame(t *testing.T) {
+	dev, err := sim.Lookup("H200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const K, N, E, U, T = 256, 2048, 4, 2, 150 // N·U·T above judgeBlock: 3 blocks
+	w, err := oracletest.RealisticWeights(quant.Q4_0, K, N*E, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acts := oracletest.RealisticActivations(K, T, 4)
+	ids, err := routeIDs("hot", 4, E, U, T)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := ggsim.MulMatID(dev, ggsim.Weights{Type: quant.Q4_0, K: K, N: N, E: E, Data: w}, acts, 1, T, ids, U)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := res.Out
+	out[len(out)-1] *= 2 // outside the bound in the last block
+	want, err := judgeWhole(dev, quant.Q4_0, w, K, N, acts, T, slices.Clone(out), ids, U)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := judgeRun(dev, quant.Q4_0, w, K, N, acts, T, slices.Clone(out), ids, U)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gj, _ := json.Marshal(got)
+	wj, _ := json.Marshal(want)
+	if string(gj) != string(wj) || got.Outside == 0 {
+		t.Errorf("by blocks\n%s\nwhole\n%s", gj, wj)
 	}
 }
