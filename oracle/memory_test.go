@@ -93,7 +93,8 @@ func peakHeap(f func()) uint64 {
 // shape of docs/speed.md's Memory table, q4_K 4096 × 14336 × 8 on the H200, with the
 // memory it takes: alloc-MB/op (bytes allocated), peak-heap-MB (sampled live heap,
 // weights and activations included) and peak/inputs (that over weights + activations +
-// outputs in their own formats: 33.6 MB). Run it with
+// outputs in their own formats: 33.6 MB). rows is MulMatRefOn, whole-matrix the code it
+// replaced (OldMulMatRefOn, kept in rowref_old_test.go). Run it with
 //
 //	go test -run '^$' -bench RunReferenceMemory -benchtime 1x ./oracle/
 func BenchmarkRunReferenceMemory(b *testing.B) {
@@ -108,18 +109,24 @@ func BenchmarkRunReferenceMemory(b *testing.B) {
 	}
 	x := oracletest.RealisticActivations(K, M, 1)
 	inputs := float64(len(a) + 4*len(x) + 4*N*M)
-	b.ResetTimer()
-	var alloc, peak uint64
-	for range b.N {
-		var refErr error
-		alloc += allocated(func() {
-			peak = max(peak, peakHeap(func() { _, refErr = oracle.MulMatRefOn(dev, quant.Q4_K, a, K, N, x, M) }))
+	for _, v := range []struct {
+		name string
+		ref  func(sim.Device, quant.Type, []byte, int, int, []float32, int) (*oracle.Reference, error)
+	}{{"rows", oracle.MulMatRefOn}, {"whole-matrix", oracle.OldMulMatRefOn}} {
+		b.Run(v.name, func(b *testing.B) {
+			var alloc, peak uint64
+			for range b.N {
+				var refErr error
+				alloc += allocated(func() {
+					peak = max(peak, peakHeap(func() { _, refErr = v.ref(dev, quant.Q4_K, a, K, N, x, M) }))
+				})
+				if refErr != nil {
+					b.Fatal(refErr)
+				}
+			}
+			b.ReportMetric(float64(alloc)/float64(b.N)/1e6, "alloc-MB/op")
+			b.ReportMetric(float64(peak)/1e6, "peak-heap-MB")
+			b.ReportMetric(float64(peak)/inputs, "peak/inputs")
 		})
-		if refErr != nil {
-			b.Fatal(refErr)
-		}
 	}
-	b.ReportMetric(float64(alloc)/float64(b.N)/1e6, "alloc-MB/op")
-	b.ReportMetric(float64(peak)/1e6, "peak-heap-MB")
-	b.ReportMetric(float64(peak)/inputs, "peak/inputs")
 }
