@@ -3,15 +3,16 @@
 //
 // It holds
 //
-//   - the fp64 reference (MulMatRef, with gonum): the exact product of the dequantized
-//     weights and the float32 activations, and per element the bound within which a
-//     correct kernel's float32 result must lie (the derivation is on MulMatRef);
+//   - the fp64 reference (MulMatRef, with gonum's Ddot in the order of its Dgemm): the
+//     exact product of the dequantized weights and the float32 activations, and per
+//     element the bound within which a correct kernel's float32 result must lie (the
+//     derivation is on MulMatRef);
 //   - the kernel bound (MulMatRefOn, MulMatIDRefOn; docs/bounds.md): for the kernel ggml
 //     runs on a device (MMVQ, MMQ on the int8-MMA or dp4a layout), the exact value of
 //     the kernel's own formula on the activations quantized as the kernel does (Center)
 //     and a running bound of its float32 rounding, about 10^-5 of the result where
 //     MulMatRef's is about its size; the verifier judges with it;
-//   - the metrics (CompareBits, ULPDistance, ErrorsOf);
+//   - the metrics (CompareBits, ULPDistance, ErrorsOf, ErrorSums);
 //   - the two-part verdict on a case: bit-exact against the expected bits, and within the
 //     fp64 bound (CaseResult, Status);
 //   - the golden verifier (VerifyFile), which reads the cases of a golden file
@@ -33,6 +34,15 @@
 // errors.ErrUnsupported (ErrUnsupported is that error) and is a failure, never a pass;
 // ERROR for anything else (a corrupt file or case, inconsistent sizes, a failing
 // backend). The classification uses errors.Is, never the text of an error.
+//
+// # Memory
+//
+// The references dequantize one weight row at a time into float64 and discard it: they
+// hold K·8 bytes of fp64 weights, never the K·N·8 of the matrix, with results bit for bit
+// those of the whole-matrix computation they replaced (MulMatRef's values keep the
+// summation order of gonum's Dgemm on the whole product, gemmParallel). Their outputs
+// are 2 or 3 float64 per element; MulMatRefOnCols hands them out a block of columns at a
+// time for a caller that judges a large product (simrun run).
 //
 // # Limits
 //

@@ -228,22 +228,73 @@ func pathOf(dev sim.Device, t quant.Type, K, N, M int) (kpath, bool) {
 // uses it) and finite inputs whose activation sums fit binary16. Where the kernel bound
 // does not model the type or kernel (KernelPath is ""), it returns MulMatRef's result.
 func MulMatRefOn(dev sim.Device, t quant.Type, a []byte, K, N int, b []float32, M int) (*Reference, error) {
+	var out *Reference
+	err := MulMatRefOnCols(dev, t, a, K, N, b, M, M, func(_, _ int, ref *Reference) error {
+		out = ref
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// MulMatRefOnCols is MulMatRefOn a block of at most cols activation columns at a time:
+// it calls fn for consecutive blocks [j0, j1) in order, with ref holding (j1-j0)·N
+// values, element (i, j) at (j-j0)·N+i: the bits of MulMatRefOn's [j0·N, j1·N). ref's
+// storage is reused from block to block (it is valid only during the call), so the
+// reference of an N × M product holds N·cols outputs and cols quantized columns at a
+// time, not N·M (3·8 bytes each). An error from fn stops it and is returned.
+func MulMatRefOnCols(dev sim.Device, t quant.Type, a []byte, K, N int, b []float32, M, cols int, fn func(j0, j1 int, ref *Reference) error) error {
+	if _, err := checkShape(t, a, K, N, b, M); err != nil {
+		return err
+	}
+	if cols < 1 {
+		return fmt.Errorf("oracle: %d columns per block: want at least 1", cols)
+	}
 	p, ok := pathOf(dev, t, K, N, M)
-	if !ok {
-		return MulMatRef(t, a, K, N, b, M)
+	var acc *accumulation
+	if ok {
+		var err error
+		if acc, err = newAccumulation(dev, t, p, K, N, M, false); err != nil {
+			ok = false // a launch the plans do not describe: MulMatRef's bound
+		}
 	}
-	ref, err := truth(t, a, K, N, b, M)
-	if err != nil {
-		return nil, err
+	n := min(cols, M)
+	all := &Reference{Value: make([]float64, N*n), Bound: make([]float64, N*n)}
+	if ok {
+		all.Center = make([]float64, N*n)
 	}
-	acc, err := newAccumulation(dev, t, p, K, N, M, false)
-	if err != nil {
-		return MulMatRef(t, a, K, N, b, M) // a launch the plans do not describe
+	cs := make([][]float32, n)
+	base := make([]int, n)
+	var qc []qcol
+	if ok {
+		qc = make([]qcol, n)
 	}
-	if err := ref.kernelBound(t, p, a, K, N, b, M, acc); err != nil {
-		return nil, err
+	for j0 := 0; j0 < M; j0 += n {
+		j1 := min(M, j0+n)
+		w := j1 - j0
+		ref := &Reference{Value: all.Value[:w*N], Bound: all.Bound[:w*N]}
+		if ok {
+			ref.Center = all.Center[:w*N]
+		}
+		for c := 0; c < w; c++ {
+			cs[c], base[c] = b[(j0+c)*K:(j0+c+1)*K], c*N
+		}
+		var err error
+		if ok {
+			err = kernelRows(t, p, a, K, N, j0, cs[:w], base[:w], acc, ref, qc)
+		} else {
+			err = plainRows(t, a, K, N, cs[:w], base[:w], gemmParallel(N, M), ref)
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(j0, j1, ref); err != nil {
+			return err
+		}
 	}
-	return ref, nil
+	return nil
 }
 
 // MulMatIDRefOn is MulMatRefOn for MUL_MAT_ID (oracle.Impl's layouts): per token and
@@ -251,12 +302,30 @@ func MulMatRefOn(dev sim.Device, t quant.Type, a []byte, K, N int, b []float32, 
 // (tiling.MulMatID). MMQ's stream-K partition of an ID launch depends on the routing, so
 // its accumulation term is bounded for any partition at iteration boundaries.
 func MulMatIDRefOn(dev sim.Device, t quant.Type, as []byte, K, N, E int, b []float32, B1, T int, ids []int32, U int) (*Reference, error) {
-	rs, err := t.RowSize(int64(K))
+	var out *Reference
+	err := MulMatIDRefOnTokens(dev, t, as, K, N, E, b, B1, T, ids, U, max(T, 1), func(_, _ int, ref *Reference) error {
+		out = ref
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
+	return out, nil
+}
+
+// MulMatIDRefOnTokens is MulMatIDRefOn a block of at most toks tokens at a time: it calls
+// fn for consecutive blocks [t0, t1) in order, with ref holding (t1-t0)·U·N values, those
+// of MulMatIDRefOn's [t0·U·N, t1·U·N) bit for bit (the path and bound are those of all T
+// tokens). ref's storage is reused from block to block (valid only during the call);
+// each block dequantizes the experts its slots use once more. An error from fn stops it
+// and is returned.
+func MulMatIDRefOnTokens(dev sim.Device, t quant.Type, as []byte, K, N, E int, b []float32, B1, T int, ids []int32, U, toks int, fn func(t0, t1 int, ref *Reference) error) error {
+	rs, err := t.RowSize(int64(K))
+	if err != nil {
+		return err
+	}
 	if K <= 0 || N <= 0 || E <= 0 || B1 <= 0 || T <= 0 || U <= 0 || len(ids) != T*U || len(b) != K*B1*T || int64(len(as)) != rs*int64(N*E) {
-		return nil, fmt.Errorf("oracle: MUL_MAT_ID shape K=%d N=%d E=%d B1=%d T=%d U=%d does not fit %d weight bytes, %d activations, %d ids", K, N, E, B1, T, U, len(as), len(b), len(ids))
+		return fmt.Errorf("oracle: MUL_MAT_ID shape K=%d N=%d E=%d B1=%d T=%d U=%d does not fit %d weight bytes, %d activations, %d ids", K, N, E, B1, T, U, len(as), len(b), len(ids))
 	}
 	d := tiling.MulMatID(dev, t, tiling.Shape{K: int64(K), N: int64(N), M: int64(T), Experts: int64(E)})
 	var p kpath
@@ -288,41 +357,68 @@ func MulMatIDRefOn(dev sim.Device, t quant.Type, as []byte, K, N, E int, b []flo
 			acc = &accumulation{path: p, qk: t.BlockSize(), agnostic: true, adds: kernelModels[p][t].adds}
 		}
 	}
-	expBytes := int(rs) * N
-	out := &Reference{Value: make([]float64, N*U*T), Bound: make([]float64, N*U*T)}
-	if ok {
-		out.Center = make([]float64, N*U*T)
-	}
 	for tok := 0; tok < T; tok++ {
 		for u := 0; u < U; u++ {
-			e := int(ids[tok*U+u])
-			if e < 0 || e >= E {
-				return nil, fmt.Errorf("oracle: ids[%d][%d] = %d, outside 0..%d", tok, u, e, E-1)
-			}
-			r := (tok*B1 + u%B1) * K
-			col := b[r : r+K]
-			w := as[e*expBytes : (e+1)*expBytes]
-			var ref *Reference
-			if ok {
-				ref, err = truth(t, w, K, N, col, 1)
-				if err == nil {
-					err = ref.kernelBound(t, p, w, K, N, col, 1, acc)
-				}
-			} else {
-				ref, err = MulMatRef(t, w, K, N, col, 1)
-			}
-			if err != nil {
-				return nil, err
-			}
-			o := (tok*U + u) * N
-			copy(out.Value[o:o+N], ref.Value)
-			copy(out.Bound[o:o+N], ref.Bound)
-			if ok {
-				copy(out.Center[o:o+N], ref.Center)
+			if e := ids[tok*U+u]; e < 0 || int(e) >= E {
+				return fmt.Errorf("oracle: ids[%d][%d] = %d, outside 0..%d", tok, u, e, E-1)
 			}
 		}
 	}
-	return out, nil
+	if toks < 1 {
+		return fmt.Errorf("oracle: %d tokens per block: want at least 1", toks)
+	}
+	expBytes := int(rs) * N
+	n := min(toks, T)
+	all := &Reference{Value: make([]float64, N*U*n), Bound: make([]float64, N*U*n)}
+	if ok {
+		all.Center = make([]float64, N*U*n)
+	}
+	var qc []qcol
+	if ok {
+		qc = make([]qcol, n*U)
+	}
+	var cols [][]float32
+	var base []int
+	for t0 := 0; t0 < T; t0 += n {
+		t1 := min(T, t0+n)
+		w := (t1 - t0) * U * N
+		ref := &Reference{Value: all.Value[:w], Bound: all.Bound[:w]}
+		if ok {
+			ref.Center = all.Center[:w]
+		}
+		// Expert by expert, one weight row at a time, against the block's slots routed to
+		// it (each slot the one-column product it always was: M = 1 for the bound and
+		// gonum's order). Every slot has one expert, so every output of the block is set.
+		for e := 0; e < E; e++ {
+			cols, base = cols[:0], base[:0]
+			for tok := t0; tok < t1; tok++ {
+				for u := 0; u < U; u++ {
+					if int(ids[tok*U+u]) != e {
+						continue
+					}
+					r := (tok*B1 + u%B1) * K
+					cols = append(cols, b[r:r+K])
+					base = append(base, ((tok-t0)*U+u)*N)
+				}
+			}
+			if len(cols) == 0 {
+				continue
+			}
+			ex := as[e*expBytes : (e+1)*expBytes]
+			if ok {
+				err = kernelRows(t, p, ex, K, N, 0, cols, base, acc, ref, qc)
+			} else {
+				err = plainRows(t, ex, K, N, cols, base, gemmParallel(N, 1), ref)
+			}
+			if err != nil {
+				return fmt.Errorf("oracle: expert %d: %w", e, err)
+			}
+		}
+		if err := fn(t0, t1, ref); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // accumulation describes how the kernel adds its vec_dot results for one output.
@@ -338,6 +434,10 @@ type accumulation struct {
 	tileI    int // rows per tile (mmq_y)
 	tileJ    int // columns per tile (mmq_x)
 	adds     int // accumulator nodes per 128-value vec_dot call (kmodel.adds)
+	// mmqNodes's scratch, reused from output to output (one reference at a time uses an
+	// accumulation): the call sums and magnitudes, the partial sum of each stream-K block.
+	callE, callM []float64
+	partial      map[int]float64
 }
 
 func newAccumulation(dev sim.Device, t quant.Type, p kpath, K, N, M int, ids bool) (*accumulation, error) {
@@ -374,52 +474,57 @@ func newMMVQAccumulation(dev sim.Device, t quant.Type, K, M int, ids bool) (*acc
 	return &accumulation{path: pathMMVQ, qk: mp.QK, depth: iters + mp.WarpsPerRow() - 1 + levels}, nil
 }
 
-// truth is the fp64 value of MulMatRef without its bound.
-func truth(t quant.Type, a []byte, K, N int, b []float32, M int) (*Reference, error) {
-	x, err := dequantizeAll(t, a, K, N, b, M)
-	if err != nil {
-		return nil, err
-	}
-	ref := &Reference{Value: make([]float64, N*M), Bound: make([]float64, N*M)}
-	for i := 0; i < N; i++ {
-		xi := x[i*K : (i+1)*K]
-		for j := 0; j < M; j++ {
-			yj := b[j*K : (j+1)*K]
-			var s float64
-			for k, v := range xi {
-				s += v * float64(yj[k])
-			}
-			ref.Value[j*N+i] = s
-		}
-	}
-	return ref, nil
-}
-
-func dequantizeAll(t quant.Type, a []byte, K, N int, b []float32, M int) ([]float64, error) {
+// checkShape checks a reference's operands: N rows of K values of t in a, M columns of K
+// float32 in b. It returns t's row size.
+func checkShape(t quant.Type, a []byte, K, N int, b []float32, M int) (int64, error) {
 	if K <= 0 || N <= 0 || M <= 0 {
-		return nil, fmt.Errorf("oracle: bad shape K=%d N=%d M=%d", K, N, M)
+		return 0, fmt.Errorf("oracle: bad shape K=%d N=%d M=%d", K, N, M)
 	}
 	if len(b) != K*M {
-		return nil, fmt.Errorf("oracle: b has %d values, want K*M = %d", len(b), K*M)
+		return 0, fmt.Errorf("oracle: b has %d values, want K*M = %d", len(b), K*M)
 	}
+	rs, err := t.RowSize(int64(K))
+	if err != nil {
+		return 0, err
+	}
+	if int64(len(a)) != rs*int64(N) {
+		return 0, fmt.Errorf("oracle: a has %d bytes, want %d rows of %d", len(a), N, rs)
+	}
+	return rs, nil
+}
+
+// rowReader dequantizes weight rows one at a time (quant.DequantizeRow: float32 values,
+// exact in float64) into one reused float64 row: the references hold K·8 bytes of fp64
+// weights, not the K·N·8 of the whole matrix.
+type rowReader struct {
+	t   quant.Type
+	a   []byte
+	rs  int64
+	f32 []float32
+	x   []float64
+}
+
+func newRowReader(t quant.Type, a []byte, K, N int) (*rowReader, error) {
 	rs, err := t.RowSize(int64(K))
 	if err != nil {
 		return nil, err
 	}
-	if int64(len(a)) != rs*int64(N) {
+	if K <= 0 || N <= 0 || int64(len(a)) != rs*int64(N) {
 		return nil, fmt.Errorf("oracle: a has %d bytes, want %d rows of %d", len(a), N, rs)
 	}
-	x := make([]float64, N*K)
-	row := make([]float32, K)
-	for i := 0; i < N; i++ {
-		if err := quant.DequantizeRow(t, a[int64(i)*rs:int64(i+1)*rs], row); err != nil {
-			return nil, fmt.Errorf("oracle: row %d: %w", i, err)
-		}
-		for k, v := range row {
-			x[i*K+k] = float64(v)
-		}
+	return &rowReader{t: t, a: a, rs: rs, f32: make([]float32, K), x: make([]float64, K)}, nil
+}
+
+// row returns row i dequantized (valid until the next call) and its bytes.
+func (r *rowReader) row(i int) ([]float64, []byte, error) {
+	raw := r.a[int64(i)*r.rs : int64(i+1)*r.rs]
+	if err := quant.DequantizeRow(r.t, raw, r.f32); err != nil {
+		return nil, nil, fmt.Errorf("oracle: row %d: %w", i, err)
 	}
-	return x, nil
+	for k, v := range r.f32 {
+		r.x[k] = float64(v)
+	}
+	return r.x, raw, nil
 }
 
 // qcol is one activation column as the kernel's quantizer leaves it.
@@ -431,17 +536,27 @@ type qcol struct {
 	// uses Σq8 instead; sh its binary16 bits.
 	s  []float64
 	sh []f16.Half
+	// blks is the q8_1 blocks of quantize_q8_1 (MMVQ), kept for the next column.
+	blks []q8.Block
 }
 
-func quantizeCol(y []float32, K int, p kpath, t quant.Type, group int) (*qcol, error) {
+// quantizeCol fills c with column y as the kernel's quantizer leaves it. c is reused from
+// column to column of one reference (same K, path, type): its slices are made on the
+// first call, and every entry a call reads is written for each column.
+func quantizeCol(y []float32, K int, p kpath, t quant.Type, group int, c *qcol) error {
 	kp := q8.PaddedLen(K)
-	c := &qcol{q: make([]float64, kp), d: make([]float64, kp), dh: make([]f16.Half, kp)}
-	if group > 0 {
-		c.s = make([]float64, kp/group)
-		c.sh = make([]f16.Half, kp/group)
+	if len(c.q) != kp {
+		*c = qcol{q: make([]float64, kp), d: make([]float64, kp), dh: make([]f16.Half, kp)}
+		if group > 0 {
+			c.s = make([]float64, kp/group)
+			c.sh = make([]f16.Half, kp/group)
+		}
+		if p == pathMMVQ {
+			c.blks = make([]q8.Block, kp/32)
+		}
 	}
 	if p == pathMMVQ {
-		blks := make([]q8.Block, kp/32)
+		blks := c.blks
 		q8.QuantizeRow(y, blks)
 		for bi, blk := range blks {
 			d := float64(sim.H2F(blk.D))
@@ -453,12 +568,12 @@ func quantizeCol(y []float32, K int, p kpath, t quant.Type, group int) (*qcol, e
 				c.s[bi], c.sh[bi] = float64(sim.H2F(blk.S)), blk.S
 			}
 		}
-		return c, nil
+		return nil
 	}
 	layout := mmqLayout(t)
 	blks, err := q8.QuantizeMMQ8_1(y, K, 1, 1, layout)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for bi := range blks {
 		blk := &blks[bi]
@@ -497,7 +612,7 @@ func quantizeCol(y []float32, K int, p kpath, t quant.Type, group int) (*qcol, e
 			}
 		}
 	}
-	return c, nil
+	return nil
 }
 
 // qrow is one weight row as the kernel's load stage holds it.
@@ -517,15 +632,20 @@ type qrow struct {
 	tdot func(s0, s1 int64, ls [2]int64) int64
 }
 
-func loadRow(t quant.Type, m kmodel, row []byte, x []float64, K int) (*qrow, error) {
+// loadRow fills r (reused from row to row: its slices are made on the first call) with
+// row as the kernel holds it; x is the row dequantized.
+func loadRow(t quant.Type, m kmodel, row []byte, x []float64, K int, r *qrow) error {
 	if m.trunc {
-		return loadTrunc(t, row, x, K)
+		return loadTrunc(t, row, x, K, r)
 	}
 	if !m.offset {
-		return &qrow{x: x}, nil
+		r.x = x
+		return nil
 	}
 	ng := K / m.group
-	r := &qrow{a: make([]float64, K), A: make([]float64, ng), B: make([]float64, ng), Ah: make([]f16.Half, ng), Bh: make([]f16.Half, ng)}
+	if len(r.a) != K || len(r.A) != ng {
+		*r = qrow{a: make([]float64, K), A: make([]float64, ng), B: make([]float64, ng), Ah: make([]f16.Half, ng), Bh: make([]f16.Half, ng)}
+	}
 	h := func(v f16.Half) float64 { return float64(v.ToFloat32()) }
 	for g := 0; g < ng; g++ {
 		var A, B float64
@@ -578,7 +698,7 @@ func loadRow(t quant.Type, m kmodel, row []byte, x []float64, K int) (*qrow, err
 				A, B = h(Ah), h(Bh)
 			}
 		default:
-			return nil, fmt.Errorf("oracle: internal error: no offset decomposition for %v", t)
+			return fmt.Errorf("oracle: internal error: no offset decomposition for %v", t)
 		}
 		// The codes from the dequantized values (exact to 2^-24 relative, far inside
 		// half a code step): a = round((x - B_exact)/A_exact).
@@ -587,13 +707,14 @@ func loadRow(t quant.Type, m kmodel, row []byte, x []float64, K int) (*qrow, err
 			Ae, Be = exactAB(t, row, g)
 		}
 		for k := g * m.group; k < (g+1)*m.group; k++ {
+			r.a[k] = 0 // the code of a zero scale (r is reused)
 			if Ae != 0 {
 				r.a[k] = math.Round((x[k] - Be) / Ae)
 			}
 		}
 		r.A[g], r.B[g], r.Ah[g], r.Bh[g] = A, B, Ah, Bh
 	}
-	return r, nil
+	return nil
 }
 
 // iq1sAB returns A = d1q and B = d1q·δ of 32-value group g of an IQ1_S row, the GPU's
@@ -624,9 +745,12 @@ func iq1sAB(row []byte, g int) (A, B float64) {
 // two 16-value halves). The dequantized value of value k is db·g_k with db = d·(2ls+1)/8
 // (IQ2_XXS, IQ2_XS, IQ2_S: per half) or d·(2ls+1)/4 (IQ3_XXS), exact in float32, so the
 // signed grid value is g_k = x_k/db exactly (x_k = 0 where d = 0: then every term is 0).
-func loadTrunc(t quant.Type, row []byte, x []float64, K int) (*qrow, error) {
+func loadTrunc(t quant.Type, row []byte, x []float64, K int, r *qrow) error {
 	nb := K / 32
-	r := &qrow{g: make([]float64, K), d: make([]float64, nb), ls: make([][2]int64, nb)}
+	if len(r.g) != K || len(r.d) != nb {
+		*r = qrow{g: make([]float64, K), d: make([]float64, nb), ls: make([][2]int64, nb)}
+	}
+	clear(r.g)
 	h := func(v f16.Half) float64 { return float64(v.ToFloat32()) }
 	for bi := 0; bi < nb; bi++ {
 		var d float64
@@ -664,7 +788,7 @@ func loadTrunc(t quant.Type, row []byte, x []float64, K int) (*qrow, error) {
 			db[1] = db[0]
 			r.tdot = func(s0, s1 int64, ls [2]int64) int64 { s := s0 + s1; return (ls[0]*s + s/2) / 2 }
 		default:
-			return nil, fmt.Errorf("oracle: internal error: no truncating vec_dot for %v", t)
+			return fmt.Errorf("oracle: internal error: no truncating vec_dot for %v", t)
 		}
 		r.d[bi], r.ls[bi] = d, ls
 		for k := 32 * bi; k < 32*bi+32; k++ {
@@ -673,7 +797,7 @@ func loadTrunc(t quant.Type, row []byte, x []float64, K int) (*qrow, error) {
 			}
 		}
 	}
-	return r, nil
+	return nil
 }
 
 // exactAB returns the unrounded scale and offset of group g of a K-quant or IQ1_S row.
@@ -699,21 +823,27 @@ func exactAB(t quant.Type, row []byte, g int) (A, B float64) {
 	return h(d) * float64(sc), -h(dmin) * float64(mn)
 }
 
-// kernelBound fills ref.Center and ref.Bound for path p.
-func (ref *Reference) kernelBound(t quant.Type, p kpath, a []byte, K, N int, b []float32, M int, acc *accumulation) error {
+// kernelRows fills ref.Value (the fp64 truth, Σ_k x·y in order of k), ref.Center and
+// ref.Bound (the kernel bound of path p) for weights a (N rows of K values of t) against
+// the columns cols, output (row i, column c) at index base[c]+i, one weight row at a time.
+// acc sees column c as column j0+c. qc is scratch for the quantized columns, reused from
+// call to call (nil: made here).
+func kernelRows(t quant.Type, p kpath, a []byte, K, N, j0 int, cols [][]float32, base []int, acc *accumulation, ref *Reference, qc []qcol) error {
 	m := kernelModels[p][t]
-	x, err := dequantizeAll(t, a, K, N, b, M)
+	rows, err := newRowReader(t, a, K, N)
 	if err != nil {
 		return err
 	}
-	rs, _ := t.RowSize(int64(K))
-	cols := make([]*qcol, M)
-	for j := range cols {
+	if len(qc) < len(cols) {
+		qc = make([]qcol, len(cols))
+	}
+	qc = qc[:len(cols)]
+	for c := range qc {
 		g := 0
 		if m.offset {
 			g = m.group
 		}
-		if cols[j], err = quantizeCol(b[j*K:(j+1)*K], K, p, t, g); err != nil {
+		if err := quantizeCol(cols[c], K, p, t, g, &qc[c]); err != nil {
 			return err
 		}
 	}
@@ -721,18 +851,27 @@ func (ref *Reference) kernelBound(t quant.Type, p kpath, a []byte, K, N int, b [
 	if p == pathMMVQ {
 		piece = 4
 	}
-	ref.Center = make([]float64, N*M)
 	nb := (K + 31) / 32
 	E := make([]float64, nb)  // exact kernel value per 32-value block
 	Mg := make([]float64, nb) // Σ |t_p| per 32-value block
+	var w qrow
 	for i := 0; i < N; i++ {
-		w, err := loadRow(t, m, a[int64(i)*rs:int64(i+1)*rs], x[i*K:(i+1)*K], K)
+		xi, xrow, err := rows.row(i)
 		if err != nil {
 			return err
 		}
-		for j := 0; j < M; j++ {
-			c := cols[j]
-			blockTerms(m, w, c, K, piece, E, Mg)
+		for c, yj := range cols {
+			var s float64
+			for k, v := range xi {
+				s += v * float64(yj[k])
+			}
+			ref.Value[base[c]+i] = s
+		}
+		if err := loadRow(t, m, xrow, xi, K, &w); err != nil {
+			return err
+		}
+		for j := range qc {
+			blockTerms(m, &w, &qc[j], K, piece, E, Mg)
 			if m.callExact {
 				for bi, e := range E {
 					Mg[bi] = math.Abs(e)
@@ -743,13 +882,13 @@ func (ref *Reference) kernelBound(t quant.Type, p kpath, a []byte, K, N int, b [
 				center += E[bi]
 				mags += Mg[bi]
 			}
-			nodes, depth := acc.nodes(E, Mg, i, j)
+			nodes, depth := acc.nodes(E, Mg, i, j0+j)
 			ops := float64(m.r+depth) * float64(nb)
 			bound := unitRound * (float64(m.r)*mags + nodes)
 			bound *= 1 + 2*float64(m.r+depth+8)*unitRound
 			bound += (4*float64(K) + ops + 64) * ftzAbs
-			ref.Center[j*N+i] = center
-			ref.Bound[j*N+i] = bound
+			ref.Center[base[j]+i] = center
+			ref.Bound[base[j]+i] = bound
 		}
 	}
 	return nil
@@ -848,8 +987,12 @@ func (a *accumulation) mmqNodes(E, Mg []float64, i, j int) (float64, int) {
 	nb := len(E)
 	// call sums and magnitudes per 128 values (4 blocks of 32)
 	ncall := (nb + 3) / 4
-	callE := make([]float64, ncall)
-	callM := make([]float64, ncall)
+	if len(a.callE) != ncall {
+		a.callE, a.callM = make([]float64, ncall), make([]float64, ncall)
+	}
+	callE, callM := a.callE, a.callM // reused from output to output
+	clear(callE)
+	clear(callM)
 	for bi := range E {
 		callE[bi/4] += E[bi]
 		callM[bi/4] += Mg[bi]
@@ -889,7 +1032,11 @@ func (a *accumulation) mmqNodes(E, Mg []float64, i, j int) (float64, int) {
 		return s, adds*ncall + nIter + 1
 	}
 	tp := &a.tiles[a.part.Params.TileIndex(streamk.TileCoord{It: i / a.tileI, Jt: j / a.tileJ})]
-	partial := map[int]float64{}
+	if a.partial == nil {
+		a.partial = map[int]float64{}
+	}
+	partial := a.partial // reused from output to output
+	clear(partial)
 	var s float64
 	for _, sg := range tp.Segments {
 		c0 := sg.KB0Start * valsPerBlock / 128

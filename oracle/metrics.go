@@ -86,24 +86,45 @@ func ErrorsOf(got []float32, ref []float64) Errors {
 	if len(got) != len(ref) {
 		panic("oracle: ErrorsOf of slices of different lengths")
 	}
-	var num, den float64
-	var e Errors
+	var s ErrorSums
+	s.Add(got, ref)
+	return s.Errors()
+}
+
+// ErrorSums accumulates Errors over consecutive parts of a result (for a reference
+// computed a block at a time, MulMatRefOnCols): Add the parts in order and Errors gives
+// ErrorsOf of the whole, bit for bit (the sums run in the same order).
+type ErrorSums struct {
+	num, den float64
+	e        Errors
+}
+
+// Add adds the elements of got against ref. It panics if the lengths differ.
+func (s *ErrorSums) Add(got []float32, ref []float64) {
+	if len(got) != len(ref) {
+		panic("oracle: ErrorSums.Add of slices of different lengths")
+	}
 	for i, g := range got {
 		if math.IsNaN(float64(g)) || math.IsInf(float64(g), 0) {
-			e.NonFinite++
+			s.e.NonFinite++
 			continue
 		}
 		d := float64(g) - ref[i]
-		num += d * d
-		den += ref[i] * ref[i]
-		if a := math.Abs(d); a > e.MaxAbs {
-			e.MaxAbs = a
+		s.num += d * d
+		s.den += ref[i] * ref[i]
+		if a := math.Abs(d); a > s.e.MaxAbs {
+			s.e.MaxAbs = a
 		}
 	}
+}
+
+// Errors returns the Errors of everything added.
+func (s *ErrorSums) Errors() Errors {
+	e := s.e
 	switch {
-	case den > 0:
-		e.NMSE = num / den
-	case num > 0:
+	case s.den > 0:
+		e.NMSE = s.num / s.den
+	case s.num > 0:
 		e.NMSE = math.Inf(1)
 	}
 	e.RelRMS = math.Sqrt(e.NMSE)

@@ -3,7 +3,7 @@ package oracle
 import (
 	"math"
 
-	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/ggsim/ggsim/f16"
 
@@ -60,79 +60,133 @@ type Reference struct {
 // tight enough to fail a result that is wrong by 50% somewhere among 64 outputs
 // (TestSimulatorWithinBound); the bit comparison is what catches small errors.
 func MulMatRef(t quant.Type, a []byte, K, N int, b []float32, M int) (*Reference, error) {
-	x, err := dequantizeAll(t, a, K, N, b, M)
-	if err != nil {
+	if _, err := checkShape(t, a, K, N, b, M); err != nil {
 		return nil, err
 	}
-	rs, err := t.RowSize(int64(K)) // checked by dequantizeAll
-	if err != nil {
-		return nil, err
+	cols := make([][]float32, M)
+	base := make([]int, M)
+	for j := range cols {
+		cols[j], base[j] = b[j*K:(j+1)*K], j*N
 	}
-	y := make([]float64, M*K)
-	for i, v := range b {
-		y[i] = float64(v)
-	}
-	X := mat.NewDense(N, K, x)
-	Y := mat.NewDense(M, K, y)
-	var C mat.Dense
-	C.Mul(X, Y.T()) // N×M
-
 	ref := &Reference{Value: make([]float64, N*M), Bound: make([]float64, N*M)}
-	nb := (K + 31) / 32
-	// Per column and block: e_b and the half-rounding error of the block sum.
-	eb := make([]float64, M*nb)
-	es := make([]float64, M*nb)
-	for j := 0; j < M; j++ {
-		for blk := 0; blk < nb; blk++ {
-			amax, s := 0.0, 0.0
-			for k := blk * 32; k < min(K, blk*32+32); k++ {
-				v := math.Abs(y[j*K+k])
-				s += v
-				amax = math.Max(amax, v)
-			}
-			d := amax / 127
-			eb[j*nb+blk] = 0.5*d*(1+0x1p-20) + 127*math.Max(0x1p-11*d, 0x1p-25)
-			es[j*nb+blk] = math.Max(0x1p-11*s, 0x1p-25)
-		}
+	if err := plainRows(t, a, K, N, cols, base, gemmParallel(N, M), ref); err != nil {
+		return nil, err
 	}
+	return ref, nil
+}
+
+// gemmParallel says whether gonum's Dgemm (blas/gonum dgemmParallel, v0.17.0) takes its
+// blocked path for an N×K by K×M product: at least minParBlock = 4 blocks of
+// blockSize = 64 in N and M together. The references are computed by rows (one row of
+// fp64 weights at a time, not the K·N·8-byte matrix that one gonum product needed), and
+// gemmDot reproduces the summation order that product had, so Value is what it was.
+func gemmParallel(N, M int) bool {
+	const blockSize, minParBlock = 64, 4
+	return ((N+blockSize-1)/blockSize)*((M+blockSize-1)/blockSize) >= minParBlock
+}
+
+// gemmDot is element (i, j) of gonum's C = X·Yᵀ with beta = 0 and alpha = 1, x row i and
+// y row j: serially one Ddot over K (dgemmSerialNotTrans); on the parallel path one Ddot
+// per 64-value block of K added in order (dgemmParallel's loop over k blocks).
+func gemmDot(x, y []float64, par bool) float64 {
+	const alpha = 1.0
+	var c float64
+	if !par {
+		c += alpha * blas64.Dot(blas64.Vector{N: len(x), Data: x, Inc: 1}, blas64.Vector{N: len(y), Data: y, Inc: 1})
+		return c
+	}
+	for k := 0; k < len(x); k += 64 {
+		e := min(len(x), k+64)
+		c += alpha * blas64.Dot(blas64.Vector{N: e - k, Data: x[k:e], Inc: 1}, blas64.Vector{N: e - k, Data: y[k:e], Inc: 1})
+	}
+	return c
+}
+
+// plainCol is one activation column with what MulMatRef's bound needs of it.
+type plainCol struct {
+	y      []float64 // the activations in float64
+	eb, es []float64 // per 32-value block: e_b and the binary16 error of the block sum
+}
+
+func newPlainCol(b []float32) plainCol {
+	K := len(b)
+	nb := (K + 31) / 32
+	c := plainCol{y: make([]float64, K), eb: make([]float64, nb), es: make([]float64, nb)}
+	for k, v := range b {
+		c.y[k] = float64(v)
+	}
+	for blk := 0; blk < nb; blk++ {
+		amax, s := 0.0, 0.0
+		for k := blk * 32; k < min(K, blk*32+32); k++ {
+			v := math.Abs(c.y[k])
+			s += v
+			amax = math.Max(amax, v)
+		}
+		d := amax / 127
+		c.eb[blk] = 0.5*d*(1+0x1p-20) + 127*math.Max(0x1p-11*d, 0x1p-25)
+		c.es[blk] = math.Max(0x1p-11*s, 0x1p-25)
+	}
+	return c
+}
+
+// plainRows fills ref.Value and ref.Bound (MulMatRef's) for weights a (N rows of K values
+// of t) against the columns cols, output (row i, column c) at index base[c]+i, one weight
+// row at a time. par is gemmParallel of the product whose summation order Value keeps.
+func plainRows(t quant.Type, a []byte, K, N int, cols [][]float32, base []int, par bool, ref *Reference) error {
+	rows, err := newRowReader(t, a, K, N)
+	if err != nil {
+		return err
+	}
+	pc := make([]plainCol, len(cols))
+	for c, b := range cols {
+		pc[c] = newPlainCol(b)
+	}
+	nb := (K + 31) / 32
 	hoeffding := math.Log(2/0x1p-40) / 2
 	gamma := 1.1 * (float64(K)/32 + 16) * 0x1p-24
+	obs := make([]float64, nb)
 	for i := 0; i < N; i++ {
-		xi := x[i*K : (i+1)*K]
-		xrow := a[int64(i)*rs : int64(i+1)*rs]
-		for j := 0; j < M; j++ {
-			yj := y[j*K : (j+1)*K]
+		xi, xrow, err := rows.row(i)
+		if err != nil {
+			return err
+		}
+		for blk := 0; blk < nb; blk++ {
+			var mx float64
+			for k := blk * 32; k < min(K, blk*32+32); k++ {
+				mx = math.Max(mx, math.Abs(xi[k]))
+			}
+			obs[blk] = offsetMag(t, xrow, blk, mx)
+		}
+		for c := range pc {
+			col := &pc[c]
+			yj := col.y
 			var sq, sterm, l1 float64
 			for blk := 0; blk < nb; blk++ {
-				var mx float64
-				for k := blk * 32; k < min(K, blk*32+32); k++ {
-					mx = math.Max(mx, math.Abs(xi[k]))
-				}
-				ob := offsetMag(t, xrow, blk, mx)
-				e := eb[j*nb+blk]
+				ob := obs[blk]
+				e := col.eb[blk]
 				for k := blk * 32; k < min(K, blk*32+32); k++ {
 					w := 2 * (math.Abs(xi[k]) + ob) * e
 					sq += w * w
 					l1 += math.Abs(xi[k] * yj[k])
 				}
-				sterm += ob * es[j*nb+blk]
+				sterm += ob * col.es[blk]
 				if t == quant.Q4_1 || t == quant.Q5_1 {
 					// __hmul2(dm4, ds8): d4·d8 and m4·s8 rounded to binary16 (relative 2^-11
 					// or absolute 2^-25 once subnormal): error ≤ Σ|q4||q8|·err(d4d8) + err(m4s8).
 					d4 := math.Abs(float64(blockScale(t, xrow, blk).ToFloat32()))
-					d8 := eb[j*nb+blk] / 0.5 // ≥ d: a safe stand-in for the activation scale
-					var sq8 float64          // Σ|q4|·|q8| ≤ 31·Σ|q8| ≤ 31·32·127
+					d8 := col.eb[blk] / 0.5 // ≥ d: a safe stand-in for the activation scale
+					var sq8 float64         // Σ|q4|·|q8| ≤ 31·Σ|q8| ≤ 31·32·127
 					for k := blk * 32; k < min(K, blk*32+32); k++ {
 						sq8 += 31 * (math.Abs(yj[k])/math.Max(d8, 1e-300) + 1)
 					}
 					sterm += sq8*math.Max(0x1p-11*d4*d8, 0x1p-25) + math.Max(0x1p-11*ob*32*127*d8, 0x1p-25)
 				}
 			}
-			ref.Value[j*N+i] = C.At(i, j)
-			ref.Bound[j*N+i] = math.Sqrt(hoeffding*sq) + sterm + gamma*l1
+			ref.Value[base[c]+i] = gemmDot(xi, yj, par)
+			ref.Bound[base[c]+i] = math.Sqrt(hoeffding*sq) + sterm + gamma*l1
 		}
 	}
-	return ref, nil
+	return nil
 }
 
 // WithinBound returns the number of elements of got outside ref's bound (a NaN or ±Inf

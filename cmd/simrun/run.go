@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -348,48 +349,98 @@ func runOne(a *runArgs, name string, t quant.Type, w []byte, K, N int, acts []fl
 
 // judgeRun compares out with the fp64 reference and the kernel bound of the path ggml
 // takes on dev (oracle.MulMatRefOn; for MUL_MAT_ID, ids != nil, oracle.MulMatIDRefOn
-// with the activations broadcast, B1 = 1).
+// with the activations broadcast, B1 = 1). It judges a block of columns (tokens) at a
+// time (oracle.MulMatRefOnCols, MulMatIDRefOnTokens): the reference is three float64 per
+// output, six times the outputs' own size, and is never held whole. out is overwritten: each element, once
+// judged, holds its ulp distance (see ulpBits).
 func judgeRun(dev sim.Device, t quant.Type, w []byte, K, N int, acts []float32, M int, out []float32, ids []int32, U int) (*verdict, error) {
-	var full *oracle.Reference
-	var err error
+	j := newJudge(len(out))
 	if ids == nil {
-		full, err = oracle.MulMatRefOn(dev, t, w, K, N, acts, M)
-	} else {
-		rs, rerr := t.RowSize(int64(K))
-		if rerr != nil {
-			return nil, rerr
+		cols := max(1, judgeBlock/N)
+		err := oracle.MulMatRefOnCols(dev, t, w, K, N, acts, M, cols, func(j0, j1 int, ref *oracle.Reference) error {
+			j.add(j0*N, out[j0*N:j1*N], ref)
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
-		full, err = oracle.MulMatIDRefOn(dev, t, w, K, N, len(w)/(int(rs)*N), acts, 1, len(ids)/U, ids, U)
+		return j.verdict(out), nil
 	}
+	rs, err := t.RowSize(int64(K))
 	if err != nil {
 		return nil, err
 	}
-	value, bound := full.Value, full.Bound
-	center := value // |out - center| is what the bound bounds
-	if full.Center != nil {
-		center = full.Center
+	toks := max(1, judgeBlock/(U*N))
+	err = oracle.MulMatIDRefOnTokens(dev, t, w, K, N, len(w)/(int(rs)*N), acts, 1, len(ids)/U, ids, U, toks, func(t0, t1 int, ref *oracle.Reference) error {
+		j.add(t0*U*N, out[t0*U*N:t1*U*N], ref)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	outside, first := full.WithinBound(out)
-	e := oracle.ErrorsOf(out, value)
-	v := &verdict{N: len(out), Outside: outside, FirstOut: first, Within: outside == 0,
-		NMSE: finite(e.NMSE), RelRMS: finite(e.RelRMS), MaxAbs: finite(e.MaxAbs), NonFinite: e.NonFinite}
-	var maxBound, worst float64
-	ulps := make([]int64, len(out))
+	return j.verdict(out), nil
+}
+
+// judgeBlock is the number of outputs whose reference judgeRun holds at a time (6 MB).
+const judgeBlock = 1 << 18
+
+// judge accumulates a verdict over consecutive parts of a result, in order.
+type judge struct {
+	v               verdict
+	errs            oracle.ErrorSums
+	maxBound, worst float64
+}
+
+func newJudge(n int) *judge { return &judge{v: verdict{N: n, FirstOut: -1}} }
+
+// add judges out, the outputs from index off on, against ref (the same length), and
+// overwrites each with its ulp distance from the fp64 value rounded to float32.
+func (j *judge) add(off int, out []float32, ref *oracle.Reference) {
+	outside, first := ref.WithinBound(out)
+	if outside > 0 && j.v.Outside == 0 {
+		j.v.FirstOut = off + first
+	}
+	j.v.Outside += outside
+	j.errs.Add(out, ref.Value)
+	center := ref.Value // |out - center| is what the bound bounds
+	if ref.Center != nil {
+		center = ref.Center
+	}
 	for i, g := range out {
-		ulps[i] = oracle.ULPDistance(g, float32(value[i]))
-		v.MaxULP = max(v.MaxULP, ulps[i])
-		maxBound = max(maxBound, bound[i])
+		u := oracle.ULPDistance(g, float32(ref.Value[i]))
+		j.v.MaxULP = max(j.v.MaxULP, u)
+		j.maxBound = max(j.maxBound, ref.Bound[i])
 		d := math.Abs(float64(g) - center[i])
-		if bound[i] > 0 {
-			worst = max(worst, d/bound[i])
+		if ref.Bound[i] > 0 {
+			j.worst = max(j.worst, d/ref.Bound[i])
 		} else if d > 0 {
-			worst = math.Inf(1)
+			j.worst = math.Inf(1)
 		}
+		out[i] = math.Float32frombits(ulpBits(u))
 	}
-	v.MaxBound, v.WorstRatio = finite(maxBound), finite(worst)
-	slices.Sort(ulps)
-	v.MedianULP = ulps[len(ulps)/2]
-	return v, nil
+}
+
+// ulpBits stores an ulp distance in 32 bits: distances between float32 values are below
+// 2^32-1 (at most 2·0x7f7fffff+1 from -Inf to +Inf), and math.MaxInt64 (a NaN) becomes
+// 2^32-1.
+func ulpBits(u int64) uint32 { return uint32(min(u, math.MaxUint32)) }
+
+// verdict finishes the verdict; ulps is the judged output, holding ulp distances (add).
+// Its order is lost: the median is taken by sorting it in place.
+func (j *judge) verdict(ulps []float32) *verdict {
+	v := j.v
+	v.Within = v.Outside == 0
+	e := j.errs.Errors()
+	v.NMSE, v.RelRMS, v.MaxAbs, v.NonFinite = finite(e.NMSE), finite(e.RelRMS), finite(e.MaxAbs), e.NonFinite
+	v.MaxBound, v.WorstRatio = finite(j.maxBound), finite(j.worst)
+	// Sorted by bits: a float32 copy keeps its bits, NaN patterns included.
+	slices.SortFunc(ulps, func(a, b float32) int { return cmp.Compare(math.Float32bits(a), math.Float32bits(b)) })
+	med := int64(math.Float32bits(ulps[len(ulps)/2]))
+	if med == math.MaxUint32 {
+		med = math.MaxInt64
+	}
+	v.MedianULP = med
+	return &v
 }
 
 // runGGUF runs --tensor or --all-tensors of a model file.

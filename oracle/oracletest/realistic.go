@@ -71,6 +71,23 @@ func outlierSet(r *rand.Rand, n, every int) []int {
 // RealisticFloats returns rows·K float32 weights (row i at [i*K, (i+1)*K)) distributed
 // as the doc of RealisticWeights says, from seed.
 func RealisticFloats(K, rows int, seed uint64) []float32 {
+	g := newWeightRows(K, seed)
+	w := make([]float32, K*rows)
+	for i := 0; i < rows; i++ {
+		g.next(w[i*K : (i+1)*K])
+	}
+	return w
+}
+
+// weightRows draws RealisticFloats one row at a time: the draws are sequential in the
+// row index, so row i is the same whether the whole matrix or one row buffer is filled,
+// and RealisticWeights never holds more than one row of floats (K·4 bytes, not K·rows·4).
+type weightRows struct {
+	r    *rand.Rand
+	gain []float64
+}
+
+func newWeightRows(K int, seed uint64) *weightRows {
 	r := rand.New(rand.NewPCG(seed, 0x7765_6967_6874)) // "weight"
 	gain := make([]float64, K)
 	for k := range gain {
@@ -79,14 +96,15 @@ func RealisticFloats(K, rows int, seed uint64) []float32 {
 	for _, k := range outlierSet(r, K, realisticOutlierW) {
 		gain[k] = 4 + float64(8*r.Float64())
 	}
-	w := make([]float32, K*rows)
-	for i := 0; i < rows; i++ {
-		rowScale := realisticWeightStd * math.Exp(realisticRowSpread*r.NormFloat64())
-		for k := 0; k < K; k++ {
-			w[i*K+k] = float32(rowScale * gain[k] * studentT(r, realisticTailDOF))
-		}
+	return &weightRows{r: r, gain: gain}
+}
+
+// next fills row (K values) with the next row's weights.
+func (g *weightRows) next(row []float32) {
+	rowScale := realisticWeightStd * math.Exp(realisticRowSpread*g.r.NormFloat64())
+	for k := range row {
+		row[k] = float32(rowScale * g.gain[k] * studentT(g.r, realisticTailDOF))
 	}
-	return w
 }
 
 // RealisticWeights returns rows rows of K values of type t, quantized from RealisticFloats
@@ -103,9 +121,11 @@ func RealisticWeights(t quant.Type, K, rows int, seed uint64) ([]byte, error) {
 	}
 	a := make([]byte, int(rs)*rows)
 	if _, ok := quantizer(t); ok {
-		x := RealisticFloats(K, rows, seed)
+		g := newWeightRows(K, seed)
+		x := make([]float32, K) // one row at a time (weightRows)
 		for i := 0; i < rows; i++ {
-			if err := quant.QuantizeRowRef(t, x[i*K:(i+1)*K], a[i*int(rs):(i+1)*int(rs)]); err != nil {
+			g.next(x)
+			if err := quant.QuantizeRowRef(t, x, a[i*int(rs):(i+1)*int(rs)]); err != nil {
 				return nil, err
 			}
 		}

@@ -1,0 +1,207 @@
+package oracle_test
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/ggsim/ggsim/oracle"
+	"github.com/ggsim/ggsim/oracle/oracletest"
+	"github.com/ggsim/ggsim/quant"
+	"github.com/ggsim/ggsim/sim"
+)
+
+// sameBits reports the first index where a and b differ in bits (-1 if none; a length
+// difference is index -2).
+func sameBits(a, b []float64) int {
+	if len(a) != len(b) {
+		return -2
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+func sameRef(t *testing.T, what string, got, want *oracle.Reference) {
+	t.Helper()
+	for _, f := range []struct {
+		name string
+		g, w []float64
+	}{{"Value", got.Value, want.Value}, {"Bound", got.Bound, want.Bound}, {"Center", got.Center, want.Center}} {
+		if i := sameBits(f.g, f.w); i != -1 {
+			if i == -2 {
+				t.Errorf("%s: %s has %d values, the whole-matrix reference %d", what, f.name, len(f.g), len(f.w))
+				continue
+			}
+			t.Errorf("%s: %s[%d] = %v, the whole-matrix reference had %v", what, f.name, i, f.g[i], f.w[i])
+		}
+	}
+}
+
+// The row-by-row references give the bits the whole-matrix ones gave: MulMatRef (gonum's
+// serial and blocked summation orders, K a multiple of 64 or not), MulMatRefOn on the
+// MMVQ, MMQ-MMA and MMQ-DP4A paths and its fallback, and MulMatIDRefOn.
+func TestRowReferencesSame(t *testing.T) {
+	h200, err := sim.Lookup("H200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rtx, err := sim.Lookup("RTX 3090") // sm_86: MMQ with the dp4a layout
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := []quant.Type{quant.Q4_0, quant.Q4_1, quant.Q5_1, quant.Q8_0, quant.Q2_K, quant.Q4_K, quant.Q6_K, quant.IQ2_XXS, quant.IQ4_XS}
+	shapes := [][3]int{{256, 64, 1}, {256, 256, 1}, {512, 130, 3}, {768, 70, 70}, {256, 200, 16}}
+	n := 0
+	for ti, typ := range types {
+		for si, sh := range shapes {
+			K, N, M := sh[0], sh[1], sh[2]
+			seed := uint64(10*ti + si + 1)
+			a, err := oracletest.RealisticWeights(typ, K, N, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if si == 2 && (typ == quant.Q4_0 || typ == quant.Q4_1 || typ == quant.Q5_1 || typ == quant.Q4_K) {
+				// A zero scale (d, the first two bytes of these blocks) in row 1 only, so
+				// that a row of zero-scale groups follows one without.
+				rs, _ := typ.RowSize(int64(K))
+				a[rs], a[rs+1] = 0, 0
+			}
+			b := oracletest.RealisticActivations(K, M, seed)
+			got, err := oracle.MulMatRef(typ, a, K, N, b, M)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := oracle.OldMulMatRef(typ, a, K, N, b, M)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameRef(t, typ.String()+" MulMatRef", got, want)
+			for _, dev := range []sim.Device{h200, rtx} {
+				got, err := oracle.MulMatRefOn(dev, typ, a, K, N, b, M)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := oracle.OldMulMatRefOn(dev, typ, a, K, N, b, M)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameRef(t, typ.String()+" MulMatRefOn "+dev.Name+" "+oracle.KernelPath(dev, typ, K, N, M), got, want)
+			}
+			n++
+		}
+	}
+	// MulMatIDRefOn: E experts, T tokens, U slots, broadcast (B1 = 1) and per slot.
+	r := rand.New(rand.NewPCG(7, 7))
+	for _, typ := range []quant.Type{quant.Q4_K, quant.Q4_0, quant.IQ2_XXS} {
+		for _, c := range []struct{ K, N, E, B1, T, U int }{{256, 96, 4, 1, 3, 2}, {512, 256, 3, 2, 20, 2}, {256, 64, 8, 1, 40, 4}} {
+			a, err := oracletest.RealisticWeights(typ, c.K, c.N*c.E, uint64(c.T))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := oracletest.RealisticActivations(c.K, c.B1*c.T, 3)
+			ids := make([]int32, c.T*c.U)
+			for i := range ids {
+				ids[i] = int32(r.IntN(c.E))
+			}
+			got, err := oracle.MulMatIDRefOn(h200, typ, a, c.K, c.N, c.E, b, c.B1, c.T, ids, c.U)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := oracle.OldMulMatIDRefOn(h200, typ, a, c.K, c.N, c.E, b, c.B1, c.T, ids, c.U)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameRef(t, typ.String()+" MulMatIDRefOn", got, want)
+			for _, toks := range []int{1, 3} {
+				got := &oracle.Reference{}
+				next := 0
+				err := oracle.MulMatIDRefOnTokens(h200, typ, a, c.K, c.N, c.E, b, c.B1, c.T, ids, c.U, toks, func(t0, t1 int, ref *oracle.Reference) error {
+					if t0 != next || t1 <= t0 || t1-t0 > toks || len(ref.Value) != (t1-t0)*c.U*c.N {
+						t.Fatalf("block [%d, %d) of %d values after token %d", t0, t1, len(ref.Value), next)
+					}
+					next = t1
+					got.Value = append(got.Value, ref.Value...)
+					got.Bound = append(got.Bound, ref.Bound...)
+					if ref.Center != nil {
+						got.Center = append(got.Center, ref.Center...)
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if next != c.T {
+					t.Fatalf("blocks ended at token %d of %d", next, c.T)
+				}
+				sameRef(t, fmt.Sprintf("%v MulMatIDRefOnTokens by %d tokens", typ, toks), got, want)
+			}
+		}
+	}
+	if n != len(types)*len(shapes) {
+		t.Fatalf("%d cases", n)
+	}
+}
+
+// The shapes above cover both of gonum's summation orders.
+func TestGemmOrderCovered(t *testing.T) {
+	if oracle.GemmParallelOrder(64, 1) || oracle.GemmParallelOrder(130, 3) || !oracle.GemmParallelOrder(256, 1) || !oracle.GemmParallelOrder(70, 70) {
+		t.Fatal("gemmParallel does not split the shapes as gonum's dgemmParallel does")
+	}
+}
+
+// MulMatRefOnCols's blocks are MulMatRefOn's reference cut by columns, bit for bit, on
+// the MMVQ and MMQ paths (whose stream-K bound depends on the column's tile) and the
+// fallback. The H200 here has 5 SMs, so that the stream-K split of these few tiles
+// differs from tile to tile.
+func TestMulMatRefOnColsSame(t *testing.T) {
+	h200, err := sim.Lookup("H200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h200.SMCount = 5
+	for _, c := range []struct {
+		typ     quant.Type
+		K, N, M int
+	}{{quant.Q4_K, 512, 200, 5}, {quant.Q4_K, 512, 200, 300}, {quant.Q4_0, 256, 130, 33}, {quant.IQ2_XXS, 256, 300, 9}} {
+		a, err := oracletest.RealisticWeights(c.typ, c.K, c.N, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := oracletest.RealisticActivations(c.K, c.M, 5)
+		want, err := oracle.OldMulMatRefOn(h200, c.typ, a, c.K, c.N, b, c.M)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cols := range []int{1, 4, c.M, c.M + 3} {
+			got := &oracle.Reference{}
+			next := 0
+			err := oracle.MulMatRefOnCols(h200, c.typ, a, c.K, c.N, b, c.M, cols, func(j0, j1 int, ref *oracle.Reference) error {
+				if j0 != next || j1 <= j0 || j1-j0 > cols || len(ref.Value) != (j1-j0)*c.N {
+					t.Fatalf("block [%d, %d) of %d values after column %d, %d columns per block", j0, j1, len(ref.Value), next, cols)
+				}
+				next = j1
+				got.Value = append(got.Value, ref.Value...)
+				got.Bound = append(got.Bound, ref.Bound...)
+				if ref.Center != nil {
+					got.Center = append(got.Center, ref.Center...)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if next != c.M {
+				t.Fatalf("blocks ended at column %d of %d", next, c.M)
+			}
+			sameRef(t, fmt.Sprintf("%v K=%d N=%d M=%d (%s) by %d columns", c.typ, c.K, c.N, c.M, oracle.KernelPath(h200, c.typ, c.K, c.N, c.M), cols), got, want)
+		}
+	}
+	if err := oracle.MulMatRefOnCols(h200, quant.Q4_0, make([]byte, 18), 32, 1, make([]float32, 32), 1, 0, nil); err == nil {
+		t.Error("0 columns per block: no error")
+	}
+}
