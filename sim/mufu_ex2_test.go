@@ -1,6 +1,10 @@
 package sim
 
 import (
+	"bufio"
+	"bytes"
+	"compress/flate"
+	"encoding/binary"
 	"math"
 	"testing"
 )
@@ -141,5 +145,37 @@ func TestRsqrtH200(t *testing.T) {
 		if got := math.Float32bits(Rsqrt(math.Float32frombits(c[0]))); got != c[1] {
 			t.Errorf("Rsqrt(%#08x) = %#08x, want %#08x", c[0], got, c[1])
 		}
+	}
+}
+
+// TestTanhTableLayout decodes mufu_tanh_sm90.bin the plain way (every output as a
+// uint32) and requires Tanh's two-level table (a base per chunk, 16-bit offsets) to give
+// the same output bits for every entry.
+func TestTanhTableLayout(t *testing.T) {
+	if err := loadTanh(); err != nil {
+		t.Fatal(err)
+	}
+	raw := []byte(tanhRaw)
+	n := len(tanhTab.shift)
+	body := bufio.NewReader(flate.NewReader(bytes.NewReader(raw[5+n:])))
+	var v int64
+	count := 0
+	for e := 0; e < n; e++ {
+		s := tanhTab.shift[e]
+		for m := uint32(0); m < 1<<(23-s); m++ {
+			d, err := binary.ReadVarint(body)
+			if err != nil {
+				t.Fatalf("value %d: %v", count, err)
+			}
+			v += d
+			x := math.Float32frombits(uint32(tanhExpLo+e)<<23 | m<<s)
+			if got := math.Float32bits(Tanh(x)); got != uint32(v) {
+				t.Fatalf("tanh(%g [%#08x]): %#08x, the file says %#08x", x, math.Float32bits(x), got, uint32(v))
+			}
+			count++
+		}
+	}
+	if count != len(tanhTab.lo) {
+		t.Fatalf("%d entries checked, the table has %d", count, len(tanhTab.lo))
 	}
 }
