@@ -116,8 +116,8 @@ func (e *gluExplainer) gelu(x GLUArg) GLUArg {
 
 func (e *gluExplainer) swigluOAI(x, g GLUArg, alpha, limit float32) GLUArg {
 	lim := gluIn("limit", limit)
-	x = e.do(GLUFMin, "x = fminf(x, limit)", x, lim)
-	g = e.do(GLUFMin, "g = fminf(g, limit)", g, lim)
+	x = e.do(GLUFMin, "x = fminf(gate, limit)", x, lim)
+	g = e.do(GLUFMin, "g = fminf(up, limit)", g, lim)
 	nl := e.do(GLUFNeg, "-limit", lim)
 	g = e.do(GLUFMax, "g = fmaxf(g, -limit)", g, nl)
 	t := e.do(GLUFMul, "t = x * alpha", x, gluIn("alpha", alpha))
