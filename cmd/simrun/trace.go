@@ -42,7 +42,9 @@ float32 bits):
                  butterfly for every lane; the store
   mul_mat_q      the tile and the K range of each CUDA block that works on it (stream-K);
                  every iteration of each range: the exact int32 dots of 16 values each
-                 and the scale arithmetic's running sum; the partial sums; the fixup's
+                 and the scale arithmetic's running sum, and for the first --steps
+                 iterations every scale step inside (int adds and products, i2f, FMUL,
+                 FFMA in the kernel's order; MMA path); the partial sums; the fixup's
                  additions in its order
 
 With --experts (or a golden mul_mat_id case), the output is one of MUL_MAT_ID's (M tokens,
@@ -79,7 +81,8 @@ flags:
   --case I         the mul_mat or mul_mat_id case of --golden (simrun verify FILE lists them)
   --blocks N       show at most N q8_1 blocks of the column (0: all)  [2]
   --steps N        show the steps inside the vec_dot calls of the first N lanes that
-                   call vec_dot for the output (0: none, -1: every lane)  [2]
+                   call vec_dot for the output (mul_mat_q: inside its first N
+                   iterations; 0: none, -1: all)  [2]
   --glu OP         trace GLU(gate, up) with generated up weights (the next seed): swiglu,
                    geglu or swiglu_oai
   --fusion=false   run the GLU unfused, as with GGML_CUDA_DISABLE_FUSION=1  [true]
@@ -192,6 +195,35 @@ func stepsJSON(st *mmvq.VecDotSteps) []stepJSON {
 	return out
 }
 
+// scaleStepsJSON is an mmq iteration's scale steps as trace's steps.
+func scaleStepsJSON(steps []mmq.ScaleStep) []stepJSON {
+	out := make([]stepJSON, len(steps))
+	for i, s := range steps {
+		j := stepJSON{Op: s.Op.String(), What: s.What, Args: make([]stepArgJSON, len(s.Args))}
+		if s.Op.IntResult() {
+			j.Int = &s.Int
+		} else {
+			v := f32v(s.Float)
+			j.Value = &v
+		}
+		for k, a := range s.Args {
+			aj := stepArgJSON{Name: a.Name}
+			if a.Ref >= 0 {
+				aj.Ref = &a.Ref
+			}
+			if s.Op.IntArgs() {
+				aj.Int = &a.Int
+			} else {
+				v := f32v(a.Float)
+				aj.Value = &v
+			}
+			j.Args[k] = aj
+		}
+		out[i] = j
+	}
+	return out
+}
+
 type addJSON struct {
 	Step   int  `json:"step"` // the warp added (cross-warp) or the xor offset (butterfly)
 	Lane   int  `json:"lane"`
@@ -238,6 +270,9 @@ type mmqStepJSON struct {
 	Dots  [16]int32 `json:"dots"`
 	In    f32v      `json:"in"`
 	Out   f32v      `json:"out"`
+	// Scale is the iteration's scale arithmetic step by step (the first --steps
+	// iterations, MMA path only).
+	Scale []stepJSON `json:"scale,omitempty"`
 }
 
 type mmqRangeJSON struct {
@@ -266,6 +301,10 @@ type mmqTraceJSON struct {
 	Steps  []mmqStepJSON   `json:"steps"`
 	Stored f32v            `json:"stored"`
 	Fixup  []fixupStepJSON `json:"fixup,omitempty"`
+	// ScaleIters is the number of iterations with scale steps, ScaleMatch whether each
+	// ended with the iteration's bits.
+	ScaleIters int  `json:"scale_iterations"`
+	ScaleMatch bool `json:"scale_match"`
 }
 
 // traceReport is simrun trace's result (--json: this).
@@ -604,7 +643,7 @@ func trace(in *traceInput, row, col, maxBlocks, stepLanes int) (*traceReport, er
 		if tr, err = mmq.TraceOutputID(in.dev, in.typ, in.w, in.K, in.N, in.E, in.b, in.B1, in.M, in.ids, in.U, p, row, col); err != nil {
 			return nil, err
 		}
-		rep.MMQ = mmqTrace(p, tr)
+		rep.MMQ = mmqTrace(p, tr, stepLanes)
 		rep.ID.CompactColumn = &tr.Column
 		rep.Value = f32v(tr.Value)
 		fast, err = mmq.MulMatID(in.dev, in.typ, in.w, in.K, in.N, in.E, in.b, in.B1, in.M, in.ids, in.U, p)
@@ -617,7 +656,7 @@ func trace(in *traceInput, row, col, maxBlocks, stepLanes int) (*traceReport, er
 		if tr, err = mmq.TraceOutput(in.dev, in.typ, in.w, in.K, in.N, in.b, in.M, p, row, col); err != nil {
 			return nil, err
 		}
-		rep.MMQ = mmqTrace(p, tr)
+		rep.MMQ = mmqTrace(p, tr, stepLanes)
 		rep.Value = f32v(tr.Value)
 		fast, err = mmq.MulMat(in.dev, in.typ, in.w, in.K, in.N, in.b, in.M, p)
 	default:
@@ -629,7 +668,7 @@ func trace(in *traceInput, row, col, maxBlocks, stepLanes int) (*traceReport, er
 	idx := col*in.N + row // MUL_MAT_ID: dst[(token*U + slot)*N + row]
 	rep.Fast = f32v(fast[idx])
 	rep.MatchFast = math.Float32bits(fast[idx]) == math.Float32bits(float32(rep.Value))
-	rep.OK = rep.MatchFast && (rep.MMVQ == nil || rep.MMVQ.StepsMatch)
+	rep.OK = rep.MatchFast && (rep.MMVQ == nil || rep.MMVQ.StepsMatch) && (rep.MMQ == nil || rep.MMQ.ScaleMatch)
 	if in.gpu != nil {
 		g := f32v(in.gpu[idx])
 		m := math.Float32bits(in.gpu[idx]) == math.Float32bits(float32(rep.Value))
@@ -746,13 +785,23 @@ func traceMMVQ(in *traceInput, row, col, maxBlocks, stepLanes int) (*mmvqTraceJS
 	return t, nil
 }
 
-func mmqTrace(p *mmq.Plan, tr *mmq.OutputTrace) *mmqTraceJSON {
-	t := &mmqTraceJSON{Plan: p.Launch.String(), Tile: tr.Tile, It: tr.It, Jt: tr.Jt, I: tr.I, J: tr.J, Stored: f32v(tr.Stored)}
+// mmqTrace is tr as JSON, the first stepIters iterations (all for -1) with their scale
+// steps, each of which must end with the iteration's bits.
+func mmqTrace(p *mmq.Plan, tr *mmq.OutputTrace, stepIters int) *mmqTraceJSON {
+	t := &mmqTraceJSON{Plan: p.Launch.String(), Tile: tr.Tile, It: tr.It, Jt: tr.Jt, I: tr.I, J: tr.J, Stored: f32v(tr.Stored), ScaleMatch: true}
 	for r, rg := range tr.Ranges {
 		t.Ranges = append(t.Ranges, mmqRangeJSON{Block: rg.Block, Start: rg.Start, Stop: rg.Stop, Partial: f32v(tr.Partials[r])})
 	}
-	for _, s := range tr.Steps {
-		t.Steps = append(t.Steps, mmqStepJSON{Range: s.Range, Block: s.Block, KB0: s.KB0, Dots: s.Dots, In: f32v(s.In), Out: f32v(s.Out)})
+	for i, s := range tr.Steps {
+		j := mmqStepJSON{Range: s.Range, Block: s.Block, KB0: s.KB0, Dots: s.Dots, In: f32v(s.In), Out: f32v(s.Out)}
+		if len(s.Scale) > 0 && (stepIters < 0 || i < stepIters) {
+			j.Scale = scaleStepsJSON(s.Scale)
+			t.ScaleIters++
+			if last := s.Scale[len(s.Scale)-1]; math.Float32bits(last.Float) != math.Float32bits(s.Out) {
+				t.ScaleMatch = false
+			}
+		}
+		t.Steps = append(t.Steps, j)
 	}
 	for _, f := range tr.Fixup {
 		t.Fixup = append(t.Fixup, fixupStepJSON{Block: f.Block, In: f32v(f.In), Addend: f32v(f.Addend), Out: f32v(f.Out)})
@@ -823,8 +872,18 @@ func writeTraceText(w io.Writer, r *traceReport) {
 			fmt.Fprintf(w, "  range %d: CUDA block %d, blocks [%d, %d): partial %v, %s\n", i, rg.Block, rg.Start, rg.Stop, rg.Partial, what)
 		}
 		fmt.Fprintf(w, "\niterations (exact int32 dots of 16 values each, then the type's scale arithmetic: sum -> sum):\n")
+		if t.ScaleIters > 0 {
+			fmt.Fprintf(w, "(inside the first %d iteration(s), every scale step in the kernel's order: #i op what = result, then its operands;\n"+
+				" C[h] is the dot of values 16h..16h+15, x_df/x_dm/x_sc the weight row's scales in shared memory, y0/y1 the q8_1_mmq blocks)\n", t.ScaleIters)
+		}
 		for _, s := range t.Steps {
 			fmt.Fprintf(w, "  range %d block %d kb0 %4d: dots %v\n      %v -> %v\n", s.Range, s.Block, s.KB0, s.Dots, s.In, s.Out)
+			for i, st := range s.Scale {
+				fmt.Fprintf(w, "      %s\n", stepText(i, st))
+			}
+		}
+		if !t.ScaleMatch {
+			fmt.Fprintln(w, "  SCALE STEPS DIFFER: an iteration's steps do not end with its bits")
 		}
 		fmt.Fprintf(w, "\nmul_mat_q stores %v\n", t.Stored)
 		if len(t.Fixup) > 0 {
@@ -884,6 +943,8 @@ func stepText(i int, s stepJSON) string {
 		expr = args[0] + " * " + args[1]
 	case "iadd", "fadd":
 		expr = args[0] + " + " + args[1]
+	case "fsub":
+		expr = args[0] + " - " + args[1]
 	case "idiv":
 		expr = args[0] + " / " + args[1]
 	case "i2f":

@@ -186,3 +186,51 @@ func TestTraceGLUUsage(t *testing.T) {
 		}
 	}
 }
+
+// mul_mat_q's scale steps: --steps N gives the first N iterations theirs (text and
+// JSON), each ending with the iteration's bits; --steps 0 none.
+func TestTraceMMQScaleSteps(t *testing.T) {
+	args := []string{"--type", "q2_K", "--shape", "512,128,20", "--row", "3", "--col", "1"}
+	type mmqJSON struct {
+		OK  bool `json:"ok"`
+		MMQ struct {
+			ScaleIters int  `json:"scale_iterations"`
+			ScaleMatch bool `json:"scale_match"`
+			Steps      []struct {
+				Out struct {
+					Bits string `json:"bits"`
+				} `json:"out"`
+				Scale []struct {
+					Op    string `json:"op"`
+					Value *struct {
+						Bits string `json:"bits"`
+					} `json:"value"`
+				} `json:"scale"`
+			} `json:"steps"`
+		} `json:"mmq"`
+	}
+	for _, c := range []struct {
+		steps string
+		want  int
+	}{{"1", 1}, {"0", 0}, {"-1", 2}} {
+		code, out, errs := runCmd(t, append([]string{"trace", "--json", "--steps", c.steps}, args...)...)
+		var r mmqJSON
+		if err := json.Unmarshal([]byte(out), &r); err != nil || code != 0 || !r.OK || !r.MMQ.ScaleMatch || r.MMQ.ScaleIters != c.want || len(r.MMQ.Steps) < 2 {
+			t.Fatalf("--steps %s: exit %d %v %+v\n%s", c.steps, code, err, r, errs)
+		}
+		for i, s := range r.MMQ.Steps {
+			if (len(s.Scale) > 0) != (i < c.want) {
+				t.Errorf("--steps %s: iteration %d has %d scale steps", c.steps, i, len(s.Scale))
+			}
+			if n := len(s.Scale); n > 0 && (s.Scale[n-1].Op != "ffma" || s.Scale[n-1].Value.Bits != s.Out.Bits) {
+				t.Errorf("--steps %s: iteration %d's last step %+v, out %s", c.steps, i, s.Scale[n-1], s.Out.Bits)
+			}
+		}
+	}
+	code, out, _ := runCmd(t, append([]string{"trace", "--steps", "1"}, args...)...)
+	for _, want := range []string{"every scale step in the kernel's order", "i2f  float(C0)", "fsub tmp -= mins", "fneg -dm0.y", "(same bits)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q: exit %d\n%s", want, code, out)
+		}
+	}
+}
