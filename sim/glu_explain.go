@@ -86,11 +86,11 @@ func gluIn(name string, v float32) GLUArg { return GLUArg{Ref: -1, Name: name, V
 
 // do records op on args and returns its result as an operand of later steps.
 func (e *gluExplainer) do(op GLUStepOp, what string, args ...GLUArg) GLUArg {
-	vals := make([]float32, len(args))
+	var vals [3]float32
 	for i, a := range args {
 		vals[i] = a.Val
 	}
-	out := op.Eval(vals...)
+	out := op.Eval(vals[:len(args)]...)
 	e.steps = append(e.steps, GLUStep{Op: op, What: what, Args: args, Out: out})
 	return GLUArg{Ref: len(e.steps) - 1, Val: out}
 }
@@ -133,7 +133,7 @@ func (e *gluExplainer) swigluOAI(x, g GLUArg, alpha, limit float32) GLUArg {
 // ExplainGLUFused returns the steps of GLUFused(op, gate, up, gateBias, upBias); the
 // last step's Out has its bits.
 func ExplainGLUFused(op GLUOp, gate, up, gateBias, upBias float32) []GLUStep {
-	e := &gluExplainer{}
+	e := &gluExplainer{steps: make([]GLUStep, 0, 16)}
 	r := e.do(GLUFAdd, "result = up + bias", gluIn("up", up), gluIn("up bias", upBias))
 	g := e.do(GLUFAdd, "gate = gate + bias", gluIn("gate", gate), gluIn("gate bias", gateBias))
 	switch op {
@@ -150,7 +150,7 @@ func ExplainGLUFused(op GLUOp, gate, up, gateBias, upBias float32) []GLUStep {
 // ExplainGLUUnfused returns the steps of GLUUnfused(op, gate, up, alpha, limit); the
 // last step's Out has its bits.
 func ExplainGLUUnfused(op GLUOp, gate, up, alpha, limit float32) []GLUStep {
-	e := &gluExplainer{}
+	e := &gluExplainer{steps: make([]GLUStep, 0, 16)}
 	g, u := gluIn("gate", gate), gluIn("up", up)
 	switch op {
 	case GLUGeGLU:

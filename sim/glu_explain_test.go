@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
+	"os"
 	"testing"
 )
 
@@ -116,4 +118,29 @@ func TestExplainGLUBiasAdd(t *testing.T) {
 	if got := u[len(u)-1].Out; math.Float32bits(got) != 0x80000000 {
 		t.Fatalf("unfused swiglu(gate 1, up -0) = %#08x, want -0", math.Float32bits(got))
 	}
+}
+
+// TestExplainGLUSamplesH200: the unfused step-throughs end with the H200's bits on the
+// measured records (testdata/h200-glu-samples.f32, see TestGLUSamplesH200).
+func TestExplainGLUSamplesH200(t *testing.T) {
+	b, err := os.ReadFile("testdata/h200-glu-samples.f32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rec = 11
+	f := func(i, k int) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b[4*(rec*i+k):])) }
+	n := len(b) / (4 * rec)
+	for i := 0; i < n; i++ {
+		x, g, alpha, limit := f(i, 0), f(i, 1), f(i, 2), f(i, 3)
+		for _, c := range []struct {
+			op   GLUOp
+			want float32
+		}{{GLUSwiGLU, f(i, 7)}, {GLUGeGLU, f(i, 8)}, {GLUSwiGLUOAI, f(i, 6)}} {
+			s := ExplainGLUUnfused(c.op, x, g, alpha, limit)
+			if got := s[len(s)-1].Out; math.Float32bits(got) != math.Float32bits(c.want) {
+				t.Fatalf("record %d, op %d (x %#08x, g %#08x): explained %#08x, H200 %#08x", i, c.op, math.Float32bits(x), math.Float32bits(g), math.Float32bits(got), math.Float32bits(c.want))
+			}
+		}
+	}
+	t.Logf("%d records", n)
 }
