@@ -58,7 +58,10 @@ func traceGLU(in *traceInput, row, col, maxBlocks, stepLanes int) (*traceReport,
 	}
 	gateIn, upIn := sub, sub
 	upIn.w = in.up
-	var err error
+	op, err := in.glu.SimOp()
+	if err != nil {
+		return nil, err
+	}
 	if g.Gate, err = trace(&gateIn, row, col, maxBlocks, stepLanes); err != nil {
 		return nil, fmt.Errorf("gate: %w", err)
 	}
@@ -66,7 +69,6 @@ func traceGLU(in *traceInput, row, col, maxBlocks, stepLanes int) (*traceReport,
 		return nil, fmt.Errorf("up: %w", err)
 	}
 	gv, uv := float32(g.Gate.Value), float32(g.Up.Value)
-	op := map[string]sim.GLUOp{"swiglu": sim.GLUSwiGLU, "geglu": sim.GLUGeGLU, "swiglu_oai": sim.GLUSwiGLUOAI}[string(in.glu.Op)]
 	var steps []sim.GLUStep
 	if fused {
 		steps = sim.ExplainGLUFused(op, gv, uv, 0, 0)
@@ -132,11 +134,11 @@ func writeGLUText(w io.Writer, r *traceReport) {
 		what = fmt.Sprintf("row %d of expert %d . token %d of MUL_MAT_ID %s K=%d N=%d, %d tokens, %d experts, %d used per token (%s)",
 			r.Row, id.Expert, id.Token, r.Type, r.K, r.N, r.M, id.Experts, id.Used, id.Routing)
 	}
-	spec := g.GLU
+	params := ""
 	if g.Alpha != nil {
-		spec += fmt.Sprintf(" (alpha %v, limit %v)", *g.Alpha, *g.Limit)
+		params = fmt.Sprintf(" with alpha %v, limit %v", *g.Alpha, *g.Limit)
 	}
-	fmt.Fprintf(w, "trace: dst[%d] = %s(gate, up) of %s on %s (%s)\n", r.Col*r.N+r.Row, spec, what, r.Device, r.Source)
+	fmt.Fprintf(w, "trace: dst[%d] = %s(gate, up)%s of %s on %s (%s)\n", r.Col*r.N+r.Row, g.GLU, params, what, r.Device, r.Source)
 	fused := "not fused"
 	if g.Fused {
 		fused = "fused"
