@@ -44,7 +44,7 @@ float32 bits):
                  every iteration of each range: the exact int32 dots of 16 values each
                  and the scale arithmetic's running sum, and for the first --steps
                  iterations every scale step inside (int adds and products, i2f, FMUL,
-                 FFMA in the kernel's order; MMA path); the partial sums; the fixup's
+                 FFMA in the kernel's order); the partial sums; the fixup's
                  additions in its order
 
 With --experts (or a golden mul_mat_id case), the output is one of MUL_MAT_ID's (M tokens,
@@ -271,7 +271,7 @@ type mmqStepJSON struct {
 	In    f32v      `json:"in"`
 	Out   f32v      `json:"out"`
 	// Scale is the iteration's scale arithmetic step by step (the first --steps
-	// iterations, MMA path only).
+	// iterations).
 	Scale []stepJSON `json:"scale,omitempty"`
 }
 
@@ -939,7 +939,7 @@ func stepText(i int, s stepJSON) string {
 		expr = fmt.Sprintf("%s . %s + %s", args[0], args[1], args[2])
 	case "ffma":
 		expr = fmt.Sprintf("%s * %s + %s", args[0], args[1], args[2])
-	case "imul", "fmul":
+	case "imul", "fmul", "hmul":
 		expr = args[0] + " * " + args[1]
 	case "iadd", "fadd":
 		expr = args[0] + " + " + args[1]

@@ -233,4 +233,11 @@ func TestTraceMMQScaleSteps(t *testing.T) {
 			t.Errorf("text lacks %q: exit %d\n%s", want, code, out)
 		}
 	}
+	// the dp4a path (V100: no int8 MMA): q4_1's half products
+	code, out, _ = runCmd(t, "trace", "--device", "V100", "--type", "q4_1", "--shape", "512,128,20", "--row", "3", "--col", "1", "--steps", "1")
+	for _, want := range []string{"hmul tmp.x = dm.x*ds.x (half)", "fadd sum += r", "(same bits)"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("dp4a text lacks %q: exit %d\n%s", want, code, out)
+		}
+	}
 }

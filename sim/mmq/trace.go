@@ -46,7 +46,7 @@ type Step struct {
 	Dots              [16]int32
 	In, Out           float32
 	// Scale is the scale arithmetic In -> Out one operation at a time, in the kernel's
-	// order (trace_scale.go); its last step's Float is Out. Nil on the dp4a path.
+	// order (trace_scale.go, trace_scale_dp4a.go); its last step's Float is Out.
 	Scale []ScaleStep
 }
 

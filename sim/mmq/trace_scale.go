@@ -3,6 +3,8 @@ package mmq
 import (
 	"fmt"
 
+	"github.com/ggsim/ggsim/f16"
+
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
 	"github.com/ggsim/ggsim/sim/q8"
@@ -13,8 +15,8 @@ import (
 // dotQ8_1Q8_1, dotQ8_0_16Q8_1, dotQ6_K, dotQ2_K), written out one at a time with what
 // each operand is, for the traced output only: MulMat does not run them.
 // TestScaleStepsMatchDot checks, for every MMA-path type, that the steps end with the
-// bits of the type's dot and recompute from their operands. The dp4a path has no
-// step-through (Step.Scale is nil there).
+// bits of the type's dot and recompute from their operands. The dp4a path's
+// families are in trace_scale_dp4a.go.
 
 // ScaleOp is the operation of one ScaleStep.
 type ScaleOp uint8
@@ -27,10 +29,12 @@ const (
 	ScaleFFMA                // Float = FFMA.FTZ(A, B, C) (sim.FMA)
 	ScaleFSub                // Float = FADD.FTZ(A, -B) (sim.Sub)
 	ScaleFNeg                // Float = -A (sim.Neg, exact)
+	ScaleFAdd                // Float = FADD.FTZ(A, B) (sim.Add)
+	ScaleHMul                // Float = h2f(__hmul(A, B)): a half product of two halves, rounded to half
 )
 
-var scaleOpNames = [...]string{"iadd", "imul", "i2f", "fmul", "ffma", "fsub", "fneg"}
-var scaleOpArity = [...]int{2, 2, 1, 2, 3, 2, 1}
+var scaleOpNames = [...]string{"iadd", "imul", "i2f", "fmul", "ffma", "fsub", "fneg", "fadd", "hmul"}
+var scaleOpArity = [...]int{2, 2, 1, 2, 3, 2, 1, 2, 2}
 
 func (o ScaleOp) String() string {
 	if int(o) < len(scaleOpNames) {
@@ -63,6 +67,10 @@ func (o ScaleOp) Eval(args []ScaleArg) (int32, float32) {
 		return 0, sim.FMA(args[0].Float, args[1].Float, args[2].Float)
 	case ScaleFSub:
 		return 0, sim.Sub(args[0].Float, args[1].Float)
+	case ScaleFAdd:
+		return 0, sim.Add(args[0].Float, args[1].Float)
+	case ScaleHMul:
+		return 0, sim.H2F(f16.Mul(sim.F2H(args[0].Float), sim.F2H(args[1].Float)))
 	default:
 		return 0, sim.Neg(args[0].Float)
 	}
@@ -121,7 +129,7 @@ var scaleExplainers = map[quant.Type]explainFn{
 // explainerFor returns the step-through of t's dot on p's path, nil if there is none.
 func explainerFor(p *Plan, t quant.Type) explainFn {
 	if p.DP4A {
-		return nil
+		return scaleExplainersDP4A[t]
 	}
 	return scaleExplainers[t]
 }
