@@ -36,6 +36,11 @@
 //
 // Integers (intrin.go): Dp4a, Vsubss4, Vsub4, Vcmpne4, BytePerm, Lop3, Popc — exact.
 //
+// GLU epilogues (glu.go): SiLU, GELU, SwiGLUOAI, GLUFused (mul_mat_vec_q's epilogue) and
+// GLUUnfused (unary.cu) as their SASS; ExplainGLUFused and ExplainGLUUnfused
+// (glu_explain.go) return the same instructions one GLUStep each, MUFU ones included,
+// ending with the same bits (TestExplainGLU).
+//
 // # Execution model
 //
 // Warp (warp.go) holds one register of 32 lanes; ShflXor and friends follow PTX

@@ -16,6 +16,7 @@ import (
 	"github.com/ggsim/ggsim/oracle/oracletest"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
+	"github.com/ggsim/ggsim/sim/glu"
 	"github.com/ggsim/ggsim/sim/mmq"
 	"github.com/ggsim/ggsim/sim/mmvq"
 	"github.com/ggsim/ggsim/sim/q8"
@@ -24,6 +25,7 @@ import (
 
 const traceHelp = `usage: simrun trace --type T --shape K,N,M --row R --col C [--seed S] [--device NAME]
                     [--experts E,U [--routing R | --ids I,I,...]] [--blocks N] [--steps N] [--json]
+                    [--glu swiglu|geglu|swiglu_oai [--fusion=false] [--alpha A --limit L]]
        simrun trace --golden FILE.gguf --case I --row R --col C [--blocks N] [--steps N] [--json]
 
 trace shows how the bits of one output dst[C*N+R] of a MUL_MAT (or MUL_MAT_ID) are made,
@@ -40,7 +42,9 @@ float32 bits):
                  butterfly for every lane; the store
   mul_mat_q      the tile and the K range of each CUDA block that works on it (stream-K);
                  every iteration of each range: the exact int32 dots of 16 values each
-                 and the scale arithmetic's running sum; the partial sums; the fixup's
+                 and the scale arithmetic's running sum, and for the first --steps
+                 iterations every scale step inside (int adds and products, i2f, FMUL,
+                 FFMA in the kernel's order); the partial sums; the fixup's
                  additions in its order
 
 With --experts (or a golden mul_mat_id case), the output is one of MUL_MAT_ID's (M tokens,
@@ -49,6 +53,16 @@ expert ids[C]): trace says which expert, token and slot, and follows the kernel 
 dispatches: mul_mat_vec_q with ids (1 token), mul_mat_vec_q_moe (up to 8 tokens) or
 mul_mat_q's MUL_MAT_ID mode (the tokens sorted by expert: the output's compact column
 and its expert's tiles).
+
+With --glu (or a golden mul_mat_glu or mul_mat_id_glu case), the output is one of
+GLU(gate, up) of the graph {MUL_MAT gate, MUL_MAT up, GLU}: trace says whether ggml fuses
+it (tiling.FuseGLU: one column, or one token, of a quantized type; never with
+--fusion=false, as GGML_CUDA_DISABLE_FUSION=1), traces the gate's output as above (in
+the fused launch's mul_mat_vec_q, or the kernel the unfused matmul runs), the up's the
+same way without steps inside the vec_dot calls, then the GLU epilogue instruction by
+instruction: mul_mat_vec_q's fused epilogue (the 0.0f bias adds, then silu, gelu or
+swiglu_oai with ggml's default alpha and limit) or unary.cu's kernel, the MUFU EX2, RCP
+and TANH steps included; the end check is ggsim.MulMatGLU (MulMatIDGLU).
 
 Last it runs the fast simulator on the whole shape and says whether it gives the same
 bits (and, for a golden case, whether the GPU did); every step-through must end with the
@@ -67,7 +81,13 @@ flags:
   --case I         the mul_mat or mul_mat_id case of --golden (simrun verify FILE lists them)
   --blocks N       show at most N q8_1 blocks of the column (0: all)  [2]
   --steps N        show the steps inside the vec_dot calls of the first N lanes that
-                   call vec_dot for the output (0: none, -1: every lane)  [2]
+                   call vec_dot for the output (mul_mat_q: inside its first N
+                   iterations; 0: none, -1: all)  [2]
+  --glu OP         trace GLU(gate, up) with generated up weights (the next seed): swiglu,
+                   geglu or swiglu_oai
+  --fusion=false   run the GLU unfused, as with GGML_CUDA_DISABLE_FUSION=1  [true]
+  --alpha A        swiglu_oai's alpha  [1.702]
+  --limit L        swiglu_oai's limit  [7]
   --json           one JSON object (docs/json.md); every value is {"value", "bits"}
 
 example:
@@ -76,6 +96,7 @@ example:
   simrun trace --type iq2_xxs --shape 512,8,1 --row 3 --steps 1
   simrun trace --type q4_K --shape 512,16,3 --experts 8,2 --ids 0,5,5,1,7,0 --row 4 --col 3
   simrun trace --golden testdata/golden/ggml-h200-dev-mmq.slice.gguf --case 0 --row 1 --col 2
+  simrun trace --type q4_K --shape 1024,64,1 --glu swiglu --row 5 --steps 0
 
 Exit status: 0 when the traced bits equal the fast simulator's (and the GPU's for a golden
 case), 1 when they do not or ggml runs a kernel trace does not follow, 2 for a usage
@@ -174,6 +195,35 @@ func stepsJSON(st *mmvq.VecDotSteps) []stepJSON {
 	return out
 }
 
+// scaleStepsJSON is an mmq iteration's scale steps as trace's steps.
+func scaleStepsJSON(steps []mmq.ScaleStep) []stepJSON {
+	out := make([]stepJSON, len(steps))
+	for i, s := range steps {
+		j := stepJSON{Op: s.Op.String(), What: s.What, Args: make([]stepArgJSON, len(s.Args))}
+		if s.Op.IntResult() {
+			j.Int = &s.Int
+		} else {
+			v := f32v(s.Float)
+			j.Value = &v
+		}
+		for k, a := range s.Args {
+			aj := stepArgJSON{Name: a.Name}
+			if a.Ref >= 0 {
+				aj.Ref = &a.Ref
+			}
+			if s.Op.IntArgs() {
+				aj.Int = &a.Int
+			} else {
+				v := f32v(a.Float)
+				aj.Value = &v
+			}
+			j.Args[k] = aj
+		}
+		out[i] = j
+	}
+	return out
+}
+
 type addJSON struct {
 	Step   int  `json:"step"` // the warp added (cross-warp) or the xor offset (butterfly)
 	Lane   int  `json:"lane"`
@@ -220,6 +270,9 @@ type mmqStepJSON struct {
 	Dots  [16]int32 `json:"dots"`
 	In    f32v      `json:"in"`
 	Out   f32v      `json:"out"`
+	// Scale is the iteration's scale arithmetic step by step (the first --steps
+	// iterations).
+	Scale []stepJSON `json:"scale,omitempty"`
 }
 
 type mmqRangeJSON struct {
@@ -248,6 +301,10 @@ type mmqTraceJSON struct {
 	Steps  []mmqStepJSON   `json:"steps"`
 	Stored f32v            `json:"stored"`
 	Fixup  []fixupStepJSON `json:"fixup,omitempty"`
+	// ScaleIters is the number of iterations with scale steps, ScaleMatch whether each
+	// ended with the iteration's bits.
+	ScaleIters int  `json:"scale_iterations"`
+	ScaleMatch bool `json:"scale_match"`
 }
 
 // traceReport is simrun trace's result (--json: this).
@@ -266,6 +323,7 @@ type traceReport struct {
 	ID        *traceIDJSON   `json:"mul_mat_id,omitempty"`
 	MMVQ      *mmvqTraceJSON `json:"mmvq,omitempty"`
 	MMQ       *mmqTraceJSON  `json:"mmq,omitempty"`
+	GLU       *gluTraceJSON  `json:"glu,omitempty"`
 	Value     f32v           `json:"value"`
 	Fast      f32v           `json:"fast"`
 	MatchFast bool           `json:"match_fast"`
@@ -288,6 +346,14 @@ type traceInput struct {
 	E, U, B1 int
 	ids      []int32
 	routing  string
+	// GLU (glu != nil): w is the gate, up the up weights of the same type and shape,
+	// fusion whether ggml may fuse the graph (false: GGML_CUDA_DISABLE_FUSION=1).
+	glu    *glu.Spec
+	up     []byte
+	fusion bool
+	// forced, when set, is the kernel trace follows instead of tiling.Decide's (the
+	// fused GLU's mul_mat_vec_q).
+	forced *tiling.Decision
 }
 
 func cmdTrace(args []string, stdout, stderr io.Writer) int {
@@ -307,6 +373,10 @@ func cmdTrace(args []string, stdout, stderr io.Writer) int {
 	routing := fl.String("routing", "uniform", "")
 	idsFlag := fl.String("ids", "", "")
 	asJSON := fl.Bool("json", false, "")
+	gluFlag := fl.String("glu", "", "")
+	fusion := fl.Bool("fusion", true, "")
+	alpha := fl.Float64("alpha", 1.702, "")
+	limit := fl.Float64("limit", 7, "")
 	if _, code, ok := c.parse(fl, args, stdout, stderr); !ok {
 		return code
 	}
@@ -320,7 +390,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) int {
 	}
 	var in *traceInput
 	if *goldenPath != "" {
-		for _, f := range []string{"type", "shape", "seed", "device", "experts", "routing", "ids"} {
+		for _, f := range []string{"type", "shape", "seed", "device", "experts", "routing", "ids", "glu", "fusion", "alpha", "limit"} {
 			if set[f] {
 				return c.usage(stderr, fmt.Errorf("--%s is for generated data; the golden case gives it", f))
 			}
@@ -366,6 +436,24 @@ func cmdTrace(args []string, stdout, stderr io.Writer) int {
 		if in.w, err = oracletest.RealisticWeights(typ, in.K, in.N*max(in.E, 1), *seed); err != nil {
 			return c.fail(stderr, exitFail, err)
 		}
+		if *gluFlag != "" {
+			g := glu.Spec{Op: glu.Op(*gluFlag)}
+			if g.Op == glu.SwiGLUOAI {
+				g.Alpha, g.Limit = float32(*alpha), float32(*limit)
+			} else if set["alpha"] || set["limit"] {
+				return c.usage(stderr, fmt.Errorf("--alpha and --limit are swiglu_oai's, not %s's", g.Op))
+			}
+			if err := glu.Check(g); err != nil {
+				return c.usage(stderr, fmt.Errorf("--glu: %w", err))
+			}
+			in.glu, in.fusion = &g, *fusion
+			// the up weights: the gate's profile, the next seed
+			if in.up, err = oracletest.RealisticWeights(typ, in.K, in.N*max(in.E, 1), *seed+1); err != nil {
+				return c.fail(stderr, exitFail, err)
+			}
+		} else if set["fusion"] || set["alpha"] || set["limit"] {
+			return c.usage(stderr, errors.New("--fusion, --alpha and --limit need --glu"))
+		}
 		in.b = oracletest.RealisticActivations(in.K, in.M, *seed)
 	}
 	if cols := in.M * max(in.U, 1); *row < 0 || *row >= in.N || *col < 0 || *col >= cols {
@@ -375,7 +463,13 @@ func cmdTrace(args []string, stdout, stderr io.Writer) int {
 		}
 		return c.usage(stderr, fmt.Errorf("--row %d --col %d: want 0 <= row < N=%d and 0 <= col < %s", *row, *col, in.N, what))
 	}
-	rep, err := trace(in, *row, *col, *blocks, *steps)
+	var rep *traceReport
+	var err error
+	if in.glu != nil {
+		rep, err = traceGLU(in, *row, *col, *blocks, *steps)
+	} else {
+		rep, err = trace(in, *row, *col, *blocks, *steps)
+	}
 	if err != nil {
 		return c.fail(stderr, exitFail, err)
 	}
@@ -386,7 +480,11 @@ func cmdTrace(args []string, stdout, stderr io.Writer) int {
 	if *asJSON {
 		return c.writeJSON(stdout, stderr, rep, code)
 	}
-	writeTraceText(stdout, rep)
+	if rep.GLU != nil {
+		writeGLUText(stdout, rep)
+	} else {
+		writeTraceText(stdout, rep)
+	}
 	if !rep.OK {
 		fmt.Fprintln(stderr, "simrun trace: the traced bits differ (see the last lines)")
 	}
@@ -407,10 +505,10 @@ func traceGolden(c cli, path string, i int, stderr io.Writer) (*traceInput, int)
 	if cs.Err != nil {
 		return nil, c.fail(stderr, exitInput, cs.Err)
 	}
-	if cs.Op != golden.OpMulMat && cs.Op != golden.OpMulMatID {
-		return nil, c.usage(stderr, fmt.Errorf("--case %d is %s: trace follows mul_mat and mul_mat_id cases", i, cs.Op))
+	if cs.Op == golden.OpQuantize || !cs.Op.Known() {
+		return nil, c.usage(stderr, fmt.Errorf("--case %d is %s: trace follows mul_mat, mul_mat_id, mul_mat_glu and mul_mat_id_glu cases", i, cs.Op))
 	}
-	if cs.Op == golden.OpMulMatID {
+	if cs.Op.IsID() {
 		if err := f.CheckIDs(cs); err != nil {
 			return nil, c.fail(stderr, exitInput, err)
 		}
@@ -423,7 +521,11 @@ func traceGolden(c cli, path string, i int, stderr io.Writer) (*traceInput, int)
 	if err != nil {
 		return nil, c.fail(stderr, exitInput, err)
 	}
-	bt, err := f.Tensor(cs.Src[1])
+	nw := 1 // weight tensors before b: gate and up for a GLU
+	if cs.Op.IsGLU() {
+		nw = 2
+	}
+	bt, err := f.Tensor(cs.Src[nw])
 	if err != nil {
 		return nil, c.fail(stderr, exitInput, err)
 	}
@@ -441,8 +543,16 @@ func traceGolden(c cli, path string, i int, stderr io.Writer) (*traceInput, int)
 	}
 	in := &traceInput{dev: dev, typ: a.Type, w: a.Data, b: b, K: int(cs.Shape.K), N: int(cs.Shape.N), M: int(cs.Shape.M),
 		source: fmt.Sprintf("%s case %d", path, i), gpu: dst}
-	if cs.Op == golden.OpMulMatID {
-		it, err := f.Tensor(cs.Src[2])
+	if cs.Op.IsGLU() {
+		ut, err := f.Tensor(cs.Src[1])
+		if err != nil {
+			return nil, c.fail(stderr, exitInput, err)
+		}
+		in.up, in.fusion = ut.Data, cs.Fusion != golden.FusionDisabled
+		in.glu = &glu.Spec{Op: glu.Op(cs.GLU), Alpha: cs.GLUAlpha, Limit: cs.GLULimit}
+	}
+	if cs.Op.IsID() {
+		it, err := f.Tensor(cs.Src[nw+1])
 		if err != nil {
 			return nil, c.fail(stderr, exitInput, err)
 		}
@@ -460,6 +570,9 @@ func trace(in *traceInput, row, col, maxBlocks, stepLanes int) (*traceReport, er
 	d, err := tiling.Decide(in.dev, in.typ, s)
 	if err != nil {
 		return nil, err
+	}
+	if in.forced != nil {
+		d = *in.forced
 	}
 	rep := &traceReport{Device: in.dev.Name, Source: in.source, Op: "MUL_MAT", Type: in.typ.String(), K: in.K, N: in.N, M: in.M,
 		Row: row, Col: col, Kernel: d.Kernel.String(), Reason: d.Reason}
@@ -494,7 +607,7 @@ func trace(in *traceInput, row, col, maxBlocks, stepLanes int) (*traceReport, er
 		if tr, err = mmq.TraceOutputID(in.dev, in.typ, in.w, in.K, in.N, in.E, in.b, in.B1, in.M, in.ids, in.U, p, row, col); err != nil {
 			return nil, err
 		}
-		rep.MMQ = mmqTrace(p, tr)
+		rep.MMQ = mmqTrace(p, tr, stepLanes)
 		rep.ID.CompactColumn = &tr.Column
 		rep.Value = f32v(tr.Value)
 		fast, err = mmq.MulMatID(in.dev, in.typ, in.w, in.K, in.N, in.E, in.b, in.B1, in.M, in.ids, in.U, p)
@@ -507,7 +620,7 @@ func trace(in *traceInput, row, col, maxBlocks, stepLanes int) (*traceReport, er
 		if tr, err = mmq.TraceOutput(in.dev, in.typ, in.w, in.K, in.N, in.b, in.M, p, row, col); err != nil {
 			return nil, err
 		}
-		rep.MMQ = mmqTrace(p, tr)
+		rep.MMQ = mmqTrace(p, tr, stepLanes)
 		rep.Value = f32v(tr.Value)
 		fast, err = mmq.MulMat(in.dev, in.typ, in.w, in.K, in.N, in.b, in.M, p)
 	default:
@@ -519,7 +632,7 @@ func trace(in *traceInput, row, col, maxBlocks, stepLanes int) (*traceReport, er
 	idx := col*in.N + row // MUL_MAT_ID: dst[(token*U + slot)*N + row]
 	rep.Fast = f32v(fast[idx])
 	rep.MatchFast = math.Float32bits(fast[idx]) == math.Float32bits(float32(rep.Value))
-	rep.OK = rep.MatchFast && (rep.MMVQ == nil || rep.MMVQ.StepsMatch)
+	rep.OK = rep.MatchFast && (rep.MMVQ == nil || rep.MMVQ.StepsMatch) && (rep.MMQ == nil || rep.MMQ.ScaleMatch)
 	if in.gpu != nil {
 		g := f32v(in.gpu[idx])
 		m := math.Float32bits(in.gpu[idx]) == math.Float32bits(float32(rep.Value))
@@ -636,13 +749,23 @@ func traceMMVQ(in *traceInput, row, col, maxBlocks, stepLanes int) (*mmvqTraceJS
 	return t, nil
 }
 
-func mmqTrace(p *mmq.Plan, tr *mmq.OutputTrace) *mmqTraceJSON {
-	t := &mmqTraceJSON{Plan: p.Launch.String(), Tile: tr.Tile, It: tr.It, Jt: tr.Jt, I: tr.I, J: tr.J, Stored: f32v(tr.Stored)}
+// mmqTrace is tr as JSON, the first stepIters iterations (all for -1) with their scale
+// steps, each of which must end with the iteration's bits.
+func mmqTrace(p *mmq.Plan, tr *mmq.OutputTrace, stepIters int) *mmqTraceJSON {
+	t := &mmqTraceJSON{Plan: p.Launch.String(), Tile: tr.Tile, It: tr.It, Jt: tr.Jt, I: tr.I, J: tr.J, Stored: f32v(tr.Stored), ScaleMatch: true}
 	for r, rg := range tr.Ranges {
 		t.Ranges = append(t.Ranges, mmqRangeJSON{Block: rg.Block, Start: rg.Start, Stop: rg.Stop, Partial: f32v(tr.Partials[r])})
 	}
-	for _, s := range tr.Steps {
-		t.Steps = append(t.Steps, mmqStepJSON{Range: s.Range, Block: s.Block, KB0: s.KB0, Dots: s.Dots, In: f32v(s.In), Out: f32v(s.Out)})
+	for i, s := range tr.Steps {
+		j := mmqStepJSON{Range: s.Range, Block: s.Block, KB0: s.KB0, Dots: s.Dots, In: f32v(s.In), Out: f32v(s.Out)}
+		if len(s.Scale) > 0 && (stepIters < 0 || i < stepIters) {
+			j.Scale = scaleStepsJSON(s.Scale)
+			t.ScaleIters++
+			if last := s.Scale[len(s.Scale)-1]; math.Float32bits(last.Float) != math.Float32bits(s.Out) {
+				t.ScaleMatch = false
+			}
+		}
+		t.Steps = append(t.Steps, j)
 	}
 	for _, f := range tr.Fixup {
 		t.Fixup = append(t.Fixup, fixupStepJSON{Block: f.Block, In: f32v(f.In), Addend: f32v(f.Addend), Out: f32v(f.Out)})
@@ -713,8 +836,18 @@ func writeTraceText(w io.Writer, r *traceReport) {
 			fmt.Fprintf(w, "  range %d: CUDA block %d, blocks [%d, %d): partial %v, %s\n", i, rg.Block, rg.Start, rg.Stop, rg.Partial, what)
 		}
 		fmt.Fprintf(w, "\niterations (exact int32 dots of 16 values each, then the type's scale arithmetic: sum -> sum):\n")
+		if t.ScaleIters > 0 {
+			fmt.Fprintf(w, "(inside the first %d iteration(s), every scale step in the kernel's order: #i op what = result, then its operands;\n"+
+				" C[h] is the dot of values 16h..16h+15, x_df/x_dm/x_sc the weight row's scales in shared memory, y0/y1 the q8_1_mmq blocks)\n", t.ScaleIters)
+		}
 		for _, s := range t.Steps {
 			fmt.Fprintf(w, "  range %d block %d kb0 %4d: dots %v\n      %v -> %v\n", s.Range, s.Block, s.KB0, s.Dots, s.In, s.Out)
+			for i, st := range s.Scale {
+				fmt.Fprintf(w, "      %s\n", stepText(i, st))
+			}
+		}
+		if !t.ScaleMatch {
+			fmt.Fprintln(w, "  SCALE STEPS DIFFER: an iteration's steps do not end with its bits")
 		}
 		fmt.Fprintf(w, "\nmul_mat_q stores %v\n", t.Stored)
 		if len(t.Fixup) > 0 {
@@ -770,16 +903,22 @@ func stepText(i int, s stepJSON) string {
 		expr = fmt.Sprintf("%s . %s + %s", args[0], args[1], args[2])
 	case "ffma":
 		expr = fmt.Sprintf("%s * %s + %s", args[0], args[1], args[2])
-	case "imul", "fmul":
+	case "imul", "fmul", "hmul":
 		expr = args[0] + " * " + args[1]
 	case "iadd", "fadd":
 		expr = args[0] + " + " + args[1]
+	case "fsub":
+		expr = args[0] + " - " + args[1]
 	case "idiv":
 		expr = args[0] + " / " + args[1]
 	case "i2f":
 		expr = "float(" + args[0] + ")"
 	case "fneg":
 		expr = "-" + args[0]
+	case "ex2", "rcp", "tanh":
+		expr = map[string]string{"ex2": "MUFU.EX2", "rcp": "MUFU.RCP", "tanh": "MUFU.TANH"}[s.Op] + "(" + args[0] + ")"
+	case "fmin", "fmax":
+		expr = s.Op + "f(" + args[0] + ", " + args[1] + ")"
 	}
 	return fmt.Sprintf("#%-2d %-4s %s = %s: %s", i, s.Op, s.What, res, expr)
 }

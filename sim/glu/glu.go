@@ -47,6 +47,10 @@ func (s Spec) simOp() (sim.GLUOp, error) {
 	return 0, fmt.Errorf("%w: GLU %q (modelled: swiglu, geglu, swiglu_oai)", ErrUnsupported, s.Op)
 }
 
+// SimOp returns package sim's GLUOp for s (sim.GLUFused, sim.ExplainGLUFused and their
+// unfused forms take it), or an error wrapping ErrUnsupported.
+func (s Spec) SimOp() (sim.GLUOp, error) { return s.simOp() }
+
 // Check returns an error wrapping ErrUnsupported unless s is a modelled GLU, so that a
 // caller can refuse before computing the matmuls.
 func Check(s Spec) error {

@@ -67,8 +67,12 @@
 // int32 dots of each and the running sum), the partial sums and the fixup's additions
 // in order; its value has MulMat's bits (TestTraceOutputMatchesFast). TraceOutputID does
 // the same for a MUL_MAT_ID output (its expert's channel and compact column;
-// TestTraceOutputIDMatchesFast). simrun trace prints them. The tile's shared memory is
-// not modelled lane by lane there; see below.
+// TestTraceOutputIDMatchesFast). Each iteration also carries its scale arithmetic one
+// operation at a time (Step.Scale, trace_scale.go and trace_scale_dp4a.go: the vec_dot
+// families' int adds and products, I2F, FMUL, FFMA, FADD, half products in the kernel's
+// order, on the MMA and the dp4a path), computed for the traced output only and ending
+// with the dot's bits (TestScaleStepsMatchDot). simrun trace prints them. The tile's
+// shared memory is not modelled lane by lane there; see below.
 //
 // # Shared-memory sanitizer
 //

@@ -45,6 +45,9 @@ type Step struct {
 	Range, Block, KB0 int
 	Dots              [16]int32
 	In, Out           float32
+	// Scale is the scale arithmetic In -> Out one operation at a time, in the kernel's
+	// order (trace_scale.go, trace_scale_dp4a.go); its last step's Float is Out.
+	Scale []ScaleStep
 }
 
 // FixupStep is one float addition of the fixup: Out = In + Addend, Addend the partial of
@@ -79,7 +82,7 @@ func TraceOutput(dev sim.Device, t quant.Type, a []byte, K, N int, b []float32, 
 	mat := &matrix{data: a, bs: t.TypeSize(), stride: K / qk}
 	it, jt := row/p.I, col/p.J
 	tr := &OutputTrace{Row: row, Col: col, Tile: it*p.NTX + jt, It: it, Jt: jt, I: p.I, J: p.J, Expert: -1, Column: col}
-	if err := traceTile(kn, mat, p, tr, func(kb int) *q8.BlockMMQ { return &y[kb*M+col] }); err != nil {
+	if err := traceTile(kn, explainerFor(p, t), mat, p, tr, func(kb int) *q8.BlockMMQ { return &y[kb*M+col] }); err != nil {
 		return nil, err
 	}
 	return tr, nil
@@ -87,8 +90,8 @@ func TraceOutput(dev sim.Device, t quant.Type, a []byte, K, N int, b []float32, 
 
 // traceTile fills in tr's ranges, steps, partials, fixup and value for row tr.Row of
 // mat in tile tr.Tile, reading the y column's block kb at yc(kb): computeTile for one row
-// and one column.
-func traceTile(kn *kernel, mat *matrix, p *Plan, tr *OutputTrace, yc func(kb int) *q8.BlockMMQ) error {
+// and one column. ex, when not nil, gives each step's Scale.
+func traceTile(kn *kernel, ex explainFn, mat *matrix, p *Plan, tr *OutputTrace, yc func(kb int) *q8.BlockMMQ) error {
 	row := tr.Row
 	w := &p.Tiles[tr.Tile]
 	tr.Ranges = w.Ranges
@@ -119,7 +122,11 @@ func traceTile(kn *kernel, mat *matrix, p *Plan, tr *OutputTrace, yc func(kb int
 			in := tr.Partials[r]
 			out := kn.dot(&x, &cols.c[0], yc(kb), yc(kb+1), in)
 			tr.Partials[r] = out
-			tr.Steps = append(tr.Steps, Step{Range: r, Block: rg.Block, KB0: kb0, Dots: cols.c[0], In: in, Out: out})
+			st := Step{Range: r, Block: rg.Block, KB0: kb0, Dots: cols.c[0], In: in, Out: out}
+			if ex != nil {
+				st.Scale = ex(&x, &cols.c[0], yc(kb), yc(kb+1), in)
+			}
+			tr.Steps = append(tr.Steps, st)
 		}
 	}
 	v := tr.Partials[len(tr.Partials)-1]

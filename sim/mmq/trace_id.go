@@ -63,7 +63,7 @@ func TraceOutputID(dev sim.Device, t quant.Type, as []byte, K, N, E int, b []flo
 	tr := &OutputTrace{Row: row, Col: col, Expert: e, Column: c, It: it, Jt: jt, I: p.I, J: p.J,
 		Tile: pp.TileIndex(streamk.TileCoord{It: it, Jt: jt, Channel: e})}
 	mat := &matrix{data: as[e*N*rs:], bs: t.TypeSize(), stride: K / qk}
-	if err := traceTile(kn, mat, p, tr, func(kb int) *q8.BlockMMQ { return &y[kb*ncolsY+c] }); err != nil {
+	if err := traceTile(kn, explainerFor(p, t), mat, p, tr, func(kb int) *q8.BlockMMQ { return &y[kb*ncolsY+c] }); err != nil {
 		return nil, err
 	}
 	return tr, nil
