@@ -17,7 +17,9 @@ import (
 // output's float sequence is independent of the other columns' and stays in its order
 // (per row: the ranges, their iterations ascending, each iteration's vec_dot blocks in
 // the kernel's order; then the scalar fixup); the lanes run it with the 8-lane
-// functions of package sim, which give the scalar functions' bits. Only the integer half
+// functions of package sim, which give the scalar functions' bits (FMA8F and Mul8F: every
+// operand here is already flushed, being a half converted to float32, a converted
+// integer, a y scale flushed in pack, or a result of an 8-lane function). Only the integer half
 // is reorganised: the tile's y blocks are transposed once (a vector holds four
 // consecutive values of eight columns), and each 16-value dot of a row with eight
 // columns is VPMADDUBSW of the row's broadcast values with them, then VPMADDWD with ones
@@ -186,7 +188,7 @@ func (ts *tile8Scratch) pack(layout q8.Layout, kbLo, kbHi, ng, ncol int, at func
 			f := &ts.yf[o]
 			for k := 0; k < 4; k++ {
 				if layout == q8.D4 {
-					f[k][0][l] = b.D4(k)
+					f[k][0][l] = sim.FTZ(b.D4(k)) // flushed once here: every use flushes it
 				} else {
 					d, s := b.DS4(k)
 					f[k][0][l], f[k][1][l] = sim.H2F(d), sim.H2F(s)
@@ -226,23 +228,29 @@ func (ts *tile8Scratch) halves8(o0, o1 int, signed, small bool) {
 			o = o1
 		}
 		yq := (*[1024]int8)(ts.ys[o*1024:])
+		xs := (*[32]archsimd.Int8x32)(ts.xs[32*half:])
+		xu := (*[32]archsimd.Uint8x32)(ts.xu[32*half:])
+		hd := (*[8]archsimd.Int32x8)(ts.hd[8*half:])
 		for h := 0; h < 8; h++ {
-			q0 := 32*half + 4*h // the row's quad
-			v0 := 4 * h         // the y block's quad
-			var p [4]archsimd.Int16x16
-			for d := 0; d < 4; d++ {
-				yv := archsimd.LoadInt8x32((*[32]int8)(yq[32*(v0+d):]))
-				if signed {
-					yv = yv.CopySign(ts.xs[q0+d])
-				}
-				p[d] = ts.xu[q0+d].DotProductPairsSaturated(yv)
+			q := 4 * h // the quad, in the row's half and in the y block
+			y0 := archsimd.LoadInt8x32((*[32]int8)(yq[32*q:]))
+			y1 := archsimd.LoadInt8x32((*[32]int8)(yq[32*q+32:]))
+			y2 := archsimd.LoadInt8x32((*[32]int8)(yq[32*q+64:]))
+			y3 := archsimd.LoadInt8x32((*[32]int8)(yq[32*q+96:]))
+			if signed {
+				y0, y1 = y0.CopySign(xs[q]), y1.CopySign(xs[q+1])
+				y2, y3 = y2.CopySign(xs[q+2]), y3.CopySign(xs[q+3])
 			}
+			p0 := xu[q].DotProductPairsSaturated(y0)
+			p1 := xu[q+1].DotProductPairsSaturated(y1)
+			p2 := xu[q+2].DotProductPairsSaturated(y2)
+			p3 := xu[q+3].DotProductPairsSaturated(y3)
 			if small {
-				ts.hd[8*half+h] = p[0].Add(p[1]).Add(p[2].Add(p[3])).DotProductPairs(ones16)
+				hd[h] = p0.Add(p1).Add(p2.Add(p3)).DotProductPairs(ones16)
 			} else {
-				a := p[0].DotProductPairs(ones16).Add(p[1].DotProductPairs(ones16))
-				b := p[2].DotProductPairs(ones16).Add(p[3].DotProductPairs(ones16))
-				ts.hd[8*half+h] = a.Add(b)
+				a := p0.DotProductPairs(ones16).Add(p1.DotProductPairs(ones16))
+				b := p2.DotProductPairs(ones16).Add(p3.DotProductPairs(ones16))
+				hd[h] = a.Add(b)
 			}
 		}
 	}
@@ -270,8 +278,8 @@ func dot8Q8_1(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum archsimd
 	for b := 0; b < 8; b++ {
 		f, k := y8Half(f0, f1, b)
 		c := hd[2*b].Add(hd[2*b+1])
-		sum = sim.FMA8(sim.Mul8(archsimd.BroadcastFloat32x8(x.dm[b][0]), f8(&f[k][0])), sim.I2F8(c), sum)
-		sum = sim.FMA8(archsimd.BroadcastFloat32x8(x.dm[b][1]), f8(&f[k][1]), sum)
+		sum = sim.FMA8F(sim.Mul8F(archsimd.BroadcastFloat32x8(x.dm[b][0]), f8(&f[k][0])), sim.I2F8(c), sum)
+		sum = sim.FMA8F(archsimd.BroadcastFloat32x8(x.dm[b][1]), f8(&f[k][1]), sum)
 	}
 	return sum
 }
@@ -281,7 +289,7 @@ func dot8Q8_0(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum archsimd
 	for b := 0; b < 8; b++ {
 		f, k := y8Half(f0, f1, b)
 		c := hd[2*b].Add(hd[2*b+1])
-		sum = sim.FMA8(sim.Mul8(sim.I2F8(c), archsimd.BroadcastFloat32x8(x.df[b])), f8(&f[k][0]), sum)
+		sum = sim.FMA8F(sim.Mul8F(sim.I2F8(c), archsimd.BroadcastFloat32x8(x.df[b])), f8(&f[k][0]), sum)
 	}
 	return sum
 }
@@ -294,9 +302,9 @@ func dot8Q6_K(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum archsimd
 		for q := 0; q < 4; q++ {
 			b := 4*h + q
 			n := hd[2*b].Mul(archsimd.BroadcastInt32x8(x.sc[2*b])).Add(hd[2*b+1].Mul(archsimd.BroadcastInt32x8(x.sc[2*b+1])))
-			tmp = sim.FMA8(sim.I2F8(n), f8(&f[q][0]), tmp)
+			tmp = sim.FMA8F(sim.I2F8(n), f8(&f[q][0]), tmp)
 		}
-		sum = sim.FMA8(tmp, dA, sum)
+		sum = sim.FMA8F(tmp, dA, sum)
 	}
 	return sum
 }
@@ -306,7 +314,7 @@ func dot8DP4AQ8_0(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum arch
 	for b := 0; b < 8; b++ {
 		f, k := y8Half(f0, f1, b)
 		c := hd[2*b].Add(hd[2*b+1])
-		sum = sim.FMA8(sim.Mul8(archsimd.BroadcastFloat32x8(x.df[b]), f8(&f[k][0])), sim.I2F8(c), sum)
+		sum = sim.FMA8F(sim.Mul8F(archsimd.BroadcastFloat32x8(x.df[b]), f8(&f[k][0])), sim.I2F8(c), sum)
 	}
 	return sum
 }
@@ -320,10 +328,10 @@ func dot8DP4AQ4_K(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum arch
 		for s := s0; s < s0+2; s++ {
 			f, k := y8Half(f0, f1, s)
 			c := hd[2*s].Add(hd[2*s+1])
-			sd = sim.FMA8(f8(&f[k][0]), sim.I2F8(c.Mul(archsimd.BroadcastInt32x8(x.sc[s]))), sd)
-			sm = sim.FMA8(f8(&f[k][1]), archsimd.BroadcastFloat32x8(sim.I2F(x.sc[8+s])), sm)
+			sd = sim.FMA8F(f8(&f[k][0]), sim.I2F8(c.Mul(archsimd.BroadcastInt32x8(x.sc[s]))), sd)
+			sm = sim.FMA8F(f8(&f[k][1]), archsimd.BroadcastFloat32x8(sim.I2F(x.sc[8+s])), sm)
 		}
-		r := sim.FMA8(dmx, sd, negRaw8(sim.Mul8(dmy, sm)))
+		r := sim.FMA8F(dmx, sd, negRaw8(sim.Mul8F(dmy, sm)))
 		sum = sim.Add8(sum, r)
 	}
 	return sum
@@ -337,9 +345,9 @@ func dot8DP4AQ6_K(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum arch
 		for b := 2 * p; b < 2*p+2; b++ {
 			f, k := y8Half(f0, f1, b)
 			n := hd[2*b].Mul(archsimd.BroadcastInt32x8(x.sc[2*b])).Add(hd[2*b+1].Mul(archsimd.BroadcastInt32x8(x.sc[2*b+1])))
-			sd = sim.FMA8(f8(&f[k][0]), sim.I2F8(n), sd)
+			sd = sim.FMA8F(f8(&f[k][0]), sim.I2F8(n), sd)
 		}
-		sum = sim.FMA8(d6, sd, sum)
+		sum = sim.FMA8F(d6, sd, sum)
 	}
 	return sum
 }
