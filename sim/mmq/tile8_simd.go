@@ -199,20 +199,35 @@ func (ts *tile8Scratch) pack(layout q8.Layout, kbLo, kbHi, ng, ncol int, at func
 	return !bad
 }
 
+// lane8 holds the VPERMD indices that broadcast lane l of an Int32x8.
+var lane8 = [8]archsimd.Uint32x8{
+	archsimd.BroadcastUint32x8(0), archsimd.BroadcastUint32x8(1), archsimd.BroadcastUint32x8(2), archsimd.BroadcastUint32x8(3),
+	archsimd.BroadcastUint32x8(4), archsimd.BroadcastUint32x8(5), archsimd.BroadcastUint32x8(6), archsimd.BroadcastUint32x8(7),
+}
+
 // loadX broadcasts each four values of the loaded row (xs) and their magnitudes (xu),
 // and says whether the row has negative values and whether all lie in [-32, 32].
 func (ts *tile8Scratch) loadX(x *xTile) (signed, small bool) {
-	var lo, hi int8
-	for _, q := range x.qs {
-		lo, hi = min(lo, q), max(hi, q)
+	lo, hi := archsimd.BroadcastInt8x32(0), archsimd.BroadcastInt8x32(0)
+	for c := 0; c < 8; c++ {
+		v := archsimd.LoadInt8x32((*[32]int8)(x.qs[32*c:]))
+		lo, hi = lo.Min(v), hi.Max(v)
+		w := v.AsInt32x8()
+		xs := (*[8]archsimd.Int8x32)(ts.xs[8*c:])
+		xu := (*[8]archsimd.Uint8x32)(ts.xu[8*c:])
+		for l := 0; l < 8; l++ {
+			b := w.Permute(lane8[l]).AsInt8x32()
+			xs[l], xu[l] = b, b.Abs().AsUint8x32()
+		}
 	}
-	for q := range ts.xs {
-		u := uint32(uint8(x.qs[4*q])) | uint32(uint8(x.qs[4*q+1]))<<8 | uint32(uint8(x.qs[4*q+2]))<<16 | uint32(uint8(x.qs[4*q+3]))<<24
-		v := archsimd.BroadcastUint32x8(u).AsInt8x32()
-		ts.xs[q] = v
-		ts.xu[q] = v.Abs().AsUint8x32()
+	var l8, h8 [32]int8
+	lo.Store(&l8)
+	hi.Store(&h8)
+	var mn, mx int8
+	for k := range l8 {
+		mn, mx = min(mn, l8[k]), max(mx, h8[k])
 	}
-	return lo < 0, lo >= -32 && hi <= 32
+	return mn < 0, mn >= -32 && mx <= 32
 }
 
 // halves8 fills ts.hd[h] with the 16-value dots of the loaded row's values 16h..16h+15
