@@ -66,9 +66,6 @@ func dot8For(kn *kernel) dot8Func {
 	return dot8Table[kn]
 }
 
-// Tile8 reports whether this build and CPU run some MMQ tiles eight columns at a time.
-func Tile8() bool { return sim.Vec8 }
-
 // tile8Scratch is one worker's state of the 8-column path, reused across tiles.
 type tile8Scratch struct {
 	ys   []int8     // [(kb-kbLo)*ng + g][32 quads][8 lanes][4 values]
