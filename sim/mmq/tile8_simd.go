@@ -51,14 +51,27 @@ var (
 // dot8For returns the 8-column dot of kn, or nil.
 func dot8For(kn *kernel) dot8Func {
 	dot8Once.Do(func() {
+		// Every kernel whose scalar dot one of these is (dot8Q8_0 reads the d of either
+		// layout: the DS4 d of dotQ8_0Q8_1(true) is y8Scales' [k][0] too).
 		dot8Table = map[*kernel]dot8Func{
 			kernels[quant.Q4_K]:       dot8Q8_1,
+			kernels[quant.Q5_K]:       dot8Q8_1,
+			kernels[quant.Q4_1]:       dot8Q8_1,
+			kernels[quant.Q5_1]:       dot8Q8_1,
 			kernels[quant.Q8_0]:       dot8Q8_0,
+			kernels[quant.Q4_0]:       dot8Q8_0,
+			kernels[quant.Q5_0]:       dot8Q8_0,
 			kernels[quant.IQ4_XS]:     dot8Q8_0,
+			kernels[quant.IQ4_NL]:     dot8Q8_0,
+			kernels[quant.MXFP4]:      dot8Q8_0,
 			kernels[quant.Q6_K]:       dot8Q6_K,
 			kernelsDP4A[quant.Q4_K]:   dot8DP4AQ4_K,
+			kernelsDP4A[quant.Q5_K]:   dot8DP4AQ4_K,
 			kernelsDP4A[quant.Q8_0]:   dot8DP4AQ8_0,
+			kernelsDP4A[quant.Q5_0]:   dot8DP4AQ8_0,
 			kernelsDP4A[quant.IQ4_XS]: dot8DP4AQ8_0,
+			kernelsDP4A[quant.IQ4_NL]: dot8DP4AQ8_0,
+			kernelsDP4A[quant.MXFP4]:  dot8DP4AQ8_0,
 			kernelsDP4A[quant.Q6_K]:   dot8DP4AQ6_K,
 		}
 		delete(dot8Table, nil)
@@ -296,7 +309,7 @@ func dot8Q8_1(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum archsimd
 	return sum
 }
 
-// dot8Q8_0 is dotQ8_0Q8_1(false) on each lane.
+// dot8Q8_0 is dotQ8_0Q8_1 (either layout) on each lane.
 func dot8Q8_0(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum archsimd.Float32x8) archsimd.Float32x8 {
 	for b := 0; b < 8; b++ {
 		f, k := y8Half(f0, f1, b)

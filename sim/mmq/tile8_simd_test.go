@@ -15,8 +15,20 @@ import (
 	"github.com/ggsim/ggsim/sim"
 )
 
-// tile8Types are the types with an 8-column dot on both paths.
-var tile8Types = []quant.Type{quant.Q4_K, quant.Q6_K, quant.Q8_0, quant.IQ4_XS}
+// tile8Types are the types with an 8-column dot on both paths; tile8MMATypes those
+// with one on the MMA path only.
+var (
+	tile8Types    = []quant.Type{quant.Q4_K, quant.Q6_K, quant.Q8_0, quant.IQ4_XS, quant.Q5_K, quant.Q5_0, quant.IQ4_NL, quant.MXFP4}
+	tile8MMATypes = []quant.Type{quant.Q4_0, quant.Q4_1, quant.Q5_1}
+)
+
+// tile8TypesOf returns the types the 8-column path has on the MMA or the dp4a path.
+func tile8TypesOf(dp4a bool) []quant.Type {
+	if dp4a {
+		return tile8Types
+	}
+	return append(append([]quant.Type(nil), tile8Types...), tile8MMATypes...)
+}
 
 // bothPaths runs f with the 8-column path off and on and returns both results.
 func bothPaths(t *testing.T, f func() ([]float32, error)) (scalar, fast []float32) {
@@ -46,12 +58,12 @@ func requireSameBits(t *testing.T, what string, want, got []float32) {
 // edgeScaleOffsets are the byte offsets in a block of typ of its binary16 scales.
 func edgeScaleOffsets(typ quant.Type) []int {
 	switch typ {
-	case quant.Q4_K:
+	case quant.Q4_K, quant.Q5_K, quant.Q4_1, quant.Q5_1:
 		return []int{0, 2}
 	case quant.Q6_K:
 		return []int{208}
 	}
-	return []int{0} // Q8_0, IQ4_XS
+	return []int{0} // Q8_0, Q4_0, Q5_0, IQ4_XS, IQ4_NL; MXFP4: its E8M0 scale and first values
 }
 
 // edgeWeights is randomCase's weights with a quarter of the blocks' scales set to zero,
@@ -111,7 +123,7 @@ func TestTile8MatchesScalar(t *testing.T) {
 	shapes := []struct{ K, N, M int }{{4096, 256, 40}, {256, 13, 5}, {1024, 130, 77}, {2048, 200, 9}, {512, 64, 128}}
 	for _, dp4a := range []bool{false, true} {
 		dev := benchH200(t, dp4a)
-		for _, typ := range tile8Types {
+		for _, typ := range tile8TypesOf(dp4a) {
 			split, fixups, partial := 0, 0, 0
 			taken0 := tile8Taken.Load()
 			for si, s := range shapes {
@@ -175,7 +187,7 @@ func TestTile8MatchesScalarID(t *testing.T) {
 	}
 	for _, dp4a := range []bool{false, true} {
 		dev := benchH200(t, dp4a)
-		for _, typ := range tile8Types {
+		for _, typ := range tile8TypesOf(dp4a) {
 			as := edgeWeights(t, typ, K, N*E, r)
 			b := edgeActs(K, T, r, typ == quant.Q6_K || typ == quant.Q8_0, false)
 			rt, err := moe.Route(ids, T, U, E, 1)
@@ -203,7 +215,7 @@ func TestTile8GOMAXPROCS(t *testing.T) {
 	const K, N, M = 4096, 256, 40
 	for _, dp4a := range []bool{false, true} {
 		dev := benchH200(t, dp4a)
-		for _, typ := range tile8Types {
+		for _, typ := range tile8TypesOf(dp4a) {
 			p, err := MakePlan(dev, typ, K, N, M)
 			if err != nil {
 				t.Fatal(err)
