@@ -156,6 +156,9 @@ func computeTile(kn *kernel, mat *matrix, y []q8.BlockMMQ, ncolsY int, p *Plan, 
 	if len(ranges) == 0 || w.Empty {
 		return
 	}
+	if tile8 != nil && tile8(kn, mat, y, ncolsY, p, w, it, jt, N, M, store, fixup) {
+		return
+	}
 	i0, j0 := it*p.I, jt*p.J
 	imax, jmax := min(p.I, N-i0), min(p.J, M-j0)
 	if imax <= 0 || jmax <= 0 {
