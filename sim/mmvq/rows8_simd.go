@@ -119,6 +119,7 @@ func (s *src) fix(tmp, res archsimd.Float32x8, ok archsimd.Mask32x8, iqs int, y 
 // block read, are unpacked once per row group (prep).
 type q4KLanes struct {
 	src
+	colTab
 	blk     []kBlock                // by kbx, filled by prep
 	v       [2][2]archsimd.Uint32x8 // [i][0]: v0i, [i][1]: v1i
 	sc, m   [2]archsimd.Int32x8
@@ -251,19 +252,69 @@ func (w *q4KLanes) load(rows *[8][]byte, kbx, iqs int) {
 	w.setBlock(kbx, bq8/2)
 }
 
+// kCol is what vec_dot_q4_K_q8_1 and vec_dot_q5_K_q8_1 read of one q8_1 block of a
+// column, for every row: h2f(d8), the ints u and, for each i0 = (iqs/2)%4, the Σu term
+// dp4a(0x01010101, u[i0+4], dp4a(0x01010101, u[i0], 0)). It is computed once per launch,
+// worker and column (cols) instead of once per row group.
+type kCol struct {
+	d8 float32
+	su [4]int32
+	u  [8]int32
+}
+
+// colTab holds the kCol tables of the columns of the last rows8 call and their source
+// blocks (a later call with the same column slices reuses them).
+type colTab struct {
+	src  [][]q8.Block
+	tabs [][]kCol
+}
+
+// cols makes the table of each column of ys, unless it has it from the same slice.
+func (c *colTab) cols(ys [][]q8.Block) {
+	if len(c.src) < len(ys) {
+		c.src = append(c.src, make([][]q8.Block, len(ys)-len(c.src))...)
+		c.tabs = append(c.tabs, make([][]kCol, len(ys)-len(c.tabs))...)
+	}
+	for j, y := range ys {
+		if len(c.src[j]) == len(y) && (len(y) == 0 || &c.src[j][0] == &y[0]) {
+			continue
+		}
+		c.src[j] = y
+		t := c.tabs[j]
+		if cap(t) < len(y) {
+			t = make([]kCol, len(y))
+		}
+		t = t[:len(y)]
+		for b := range y {
+			yb := &y[b]
+			e := &t[b]
+			e.d8 = sim.H2F(yb.D)
+			for i := range e.u {
+				e.u[i] = yb.Int(i)
+			}
+			for i0 := range e.su {
+				e.su[i0] = sim.Dp4a(0x01010101, e.u[i0+4], sim.Dp4a(0x01010101, e.u[i0], 0))
+			}
+		}
+		c.tabs[j] = t
+	}
+}
+
 // dot is vecDotQ4_K on each lane: its float steps unflushed (sim.FMA8U, ...), every
 // result checked with sim.Exact8, the lanes that fail recomputed by the scalar vec_dot.
-func (w *q4KLanes) dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.Float32x8 {
+// Column j's q8_1 values come from its kCol table (cols), y is only read by the
+// recomputation.
+func (w *q4KLanes) dot(tmp archsimd.Float32x8, iqs, j int, y []q8.Block) archsimd.Float32x8 {
 	bq8 := 2 * ((iqs / 2) / 4)
 	i0 := (iqs / 2) % 4
+	ct := w.tabs[j][w.kbx*8+bq8:]
 	var sumfD, sumfM archsimd.Float32x8
 	var ok archsimd.Mask32x8
 	for i := range 2 {
-		yb := &y[bq8+i]
-		u0, u1 := yb.Int(i0), yb.Int(i0+4)
-		dot1 := dotNib8(w.v[i][0], u0).Add(dotNib8(w.v[i][1], u1))
-		dot2 := archsimd.BroadcastInt32x8(sim.Dp4a(0x01010101, u1, sim.Dp4a(0x01010101, u0, 0)))
-		d8 := archsimd.BroadcastFloat32x8(sim.H2F(yb.D))
+		e := &ct[i]
+		dot1 := dotNib8(w.v[i][0], e.u[i0]).Add(dotNib8(w.v[i][1], e.u[i0+4]))
+		dot2 := archsimd.BroadcastInt32x8(e.su[i0])
+		d8 := archsimd.BroadcastFloat32x8(e.d8)
 		if i == 0 {
 			sumfD = sim.FMA8U(d8, sim.I2F8(dot1.Mul(w.sc[i])), zero8)
 			sumfM = sim.FMA8U(d8, sim.I2F8(dot2.Mul(w.m[i])), zero8)
@@ -286,13 +337,19 @@ func (w *q4KLanes) dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.F
 // steps in its order, with the 8-lane functions of package sim).
 type lanes8 interface {
 	load(rows *[8][]byte, kbx, iqs int)
-	dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.Float32x8
+	dot(tmp archsimd.Float32x8, iqs, j int, y []q8.Block) archsimd.Float32x8
 }
 
 // prepper is a lanes type that unpacks what the threads of a block share once per row
 // group (before its loads).
 type prepper interface {
 	prep(rows *[8][]byte, nblocks int)
+}
+
+// colPrepper is a lanes type that computes what it reads of each column once per call
+// (before its dots; dot's j is the column's index in ys).
+type colPrepper interface {
+	cols(ys [][]q8.Block)
 }
 
 // rows8Of is the 8-row kernel of the lanes type W: output's thread loop, cross-warp sums
@@ -309,9 +366,13 @@ func rows8Of[W any, P interface {
 	lanes := make([]archsimd.Float32x8, 32)
 	w := P(new(W))
 	pp, _ := any(w).(prepper)
+	cp, _ := any(w).(colPrepper)
 	return func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
 		if pp != nil {
 			pp.prep(rows, l.nblocks)
+		}
+		if cp != nil {
+			cp.cols(ys)
 		}
 		nc := len(ys)
 		for tid := 0; tid < nt; tid++ {
@@ -322,7 +383,7 @@ func rows8Of[W any, P interface {
 			for kbx := tid / tpb; kbx < l.nblocks; kbx += p.BlocksPerIter {
 				w.load(rows, kbx, iqs)
 				for j := range nc {
-					acc[j*nt+tid] = w.dot(acc[j*nt+tid], iqs, ys[j][kbx*ybl:])
+					acc[j*nt+tid] = w.dot(acc[j*nt+tid], iqs, j, ys[j][kbx*ybl:])
 				}
 			}
 		}

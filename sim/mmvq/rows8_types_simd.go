@@ -106,7 +106,7 @@ func (w *q6KLanes) load(rows *[8][]byte, kbx, iqs int) {
 var q6HiMask = archsimd.BroadcastUint32x8(0x30303030)
 
 // dot is vecDotQ6_K on each lane: Dp4a(v-32, u) = Dp4a(v, u) - 32·Σu, exact.
-func (w *q6KLanes) dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.Float32x8 {
+func (w *q6KLanes) dot(tmp archsimd.Float32x8, iqs, _ int, y []q8.Block) archsimd.Float32x8 {
 	bq8 := 4*(iqs/16) + (iqs%16)/8
 	sumf := zero8
 	var ok archsimd.Mask32x8
@@ -169,7 +169,7 @@ func (w *q80Lanes) load(rows *[8][]byte, kbx, iqs int) {
 }
 
 // dot is vecDotQ8_0 on each lane.
-func (w *q80Lanes) dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.Float32x8 {
+func (w *q80Lanes) dot(tmp archsimd.Float32x8, iqs, _ int, y []q8.Block) archsimd.Float32x8 {
 	yb := &y[0]
 	lo, hi := pairsS8(w.v[0], ext16(yb.Int(iqs)))
 	for i := 1; i < vdrQ8_0; i++ {
@@ -253,7 +253,7 @@ func (w *iq4XSLanes) load(rows *[8][]byte, kbx, iqs int) {
 }
 
 // dot is vecDotIQ4_XS on each lane.
-func (w *iq4XSLanes) dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.Float32x8 {
+func (w *iq4XSLanes) dot(tmp archsimd.Float32x8, iqs, _ int, y []q8.Block) archsimd.Float32x8 {
 	yb := &y[iqs/4]
 	var lo, hi archsimd.Int32x8
 	for j := range vdrIQ4_XS {
