@@ -252,28 +252,28 @@ func (w *q4KLanes) load(rows *[8][]byte, kbx, iqs int) {
 	w.setBlock(kbx, bq8/2)
 }
 
-// kCol is what vec_dot_q4_K_q8_1 and vec_dot_q5_K_q8_1 read of one q8_1 block of a
-// column, for every row: h2f(d8), the ints u and, for each i0 = (iqs/2)%4, the Σu term
-// dp4a(0x01010101, u[i0+4], dp4a(0x01010101, u[i0], 0)). It is computed once per launch,
-// worker and column (cols) instead of once per row group.
-type kCol struct {
+// yCol is what the 8-row vec_dots read of one q8_1 block of a column, for every row:
+// h2f(d8), the ints u and the signed byte sum of each (bsum, Σu of dp4a(0x01010101, u,
+// 0)). It is computed once per launch, worker and column (colTab.cols) instead of once
+// per row group.
+type yCol struct {
 	d8 float32
-	su [4]int32
 	u  [8]int32
+	bs [8]int32
 }
 
 // colTab holds the kCol tables of the columns of the last rows8 call and their source
 // blocks (a later call with the same column slices reuses them).
 type colTab struct {
 	src  [][]q8.Block
-	tabs [][]kCol
+	tabs [][]yCol
 }
 
 // cols makes the table of each column of ys, unless it has it from the same slice.
 func (c *colTab) cols(ys [][]q8.Block) {
 	if len(c.src) < len(ys) {
 		c.src = append(c.src, make([][]q8.Block, len(ys)-len(c.src))...)
-		c.tabs = append(c.tabs, make([][]kCol, len(ys)-len(c.tabs))...)
+		c.tabs = append(c.tabs, make([][]yCol, len(ys)-len(c.tabs))...)
 	}
 	for j, y := range ys {
 		if len(c.src[j]) == len(y) && (len(y) == 0 || &c.src[j][0] == &y[0]) {
@@ -282,7 +282,7 @@ func (c *colTab) cols(ys [][]q8.Block) {
 		c.src[j] = y
 		t := c.tabs[j]
 		if cap(t) < len(y) {
-			t = make([]kCol, len(y))
+			t = make([]yCol, len(y))
 		}
 		t = t[:len(y)]
 		for b := range y {
@@ -292,8 +292,8 @@ func (c *colTab) cols(ys [][]q8.Block) {
 			for i := range e.u {
 				e.u[i] = yb.Int(i)
 			}
-			for i0 := range e.su {
-				e.su[i0] = sim.Dp4a(0x01010101, e.u[i0+4], sim.Dp4a(0x01010101, e.u[i0], 0))
+			for i, u := range e.u {
+				e.bs[i] = bsum(u)
 			}
 		}
 		c.tabs[j] = t
@@ -302,8 +302,9 @@ func (c *colTab) cols(ys [][]q8.Block) {
 
 // dot is vecDotQ4_K on each lane: its float steps unflushed (sim.FMA8U, ...), every
 // result checked with sim.Exact8, the lanes that fail recomputed by the scalar vec_dot.
-// Column j's q8_1 values come from its kCol table (cols), y is only read by the
-// recomputation.
+// Column j's q8_1 values come from its yCol table (cols; Σu of ints i0 and i0+4, the
+// scalar path's dp4a(0x01010101, u1, dp4a(0x01010101, u0, 0)), is the exact int32 sum
+// of their bsums); y is only read by the recomputation.
 func (w *q4KLanes) dot(tmp archsimd.Float32x8, iqs, j int, y []q8.Block) archsimd.Float32x8 {
 	bq8 := 2 * ((iqs / 2) / 4)
 	i0 := (iqs / 2) % 4
@@ -313,7 +314,7 @@ func (w *q4KLanes) dot(tmp archsimd.Float32x8, iqs, j int, y []q8.Block) archsim
 	for i := range 2 {
 		e := &ct[i]
 		dot1 := dotNib8(w.v[i][0], e.u[i0]).Add(dotNib8(w.v[i][1], e.u[i0+4]))
-		dot2 := archsimd.BroadcastInt32x8(e.su[i0])
+		dot2 := archsimd.BroadcastInt32x8(e.bs[i0] + e.bs[i0+4])
 		d8 := archsimd.BroadcastFloat32x8(e.d8)
 		if i == 0 {
 			sumfD = sim.FMA8U(d8, sim.I2F8(dot1.Mul(w.sc[i])), zero8)
