@@ -108,7 +108,7 @@ func (w *q40Lanes) dotOff(tmp archsimd.Float32x8, iqs int, y []q8.Block, k float
 	off := archsimd.BroadcastFloat32x8(sim.Neg(sim.Mul(k, sim.H2F(yb.S))))
 	x := sim.FMA8U(archsimd.BroadcastFloat32x8(sim.H2F(yb.D)), sim.I2F8(w.sumi(iqs, yb)), off)
 	res := sim.FMA8U(x, w.d, tmp)
-	return w.done(tmp, res, sim.Exact8(x).And(sim.Exact8(res)), iqs, y)
+	return w.done(tmp, res, sim.ExactStart8(x).Add(res).OK(), iqs, y)
 }
 
 func (w *q40Lanes) dot(tmp archsimd.Float32x8, iqs, _ int, y []q8.Block) archsimd.Float32x8 {
@@ -173,7 +173,7 @@ func (w *q41Lanes) dot(tmp archsimd.Float32x8, iqs, _ int, y []q8.Block) archsim
 	MS := sim.Mul8U(archsimd.LoadFloat32x8(&ms), half8)
 	x := sim.FMA8U(archsimd.LoadFloat32x8(&dd), sim.I2F8(w.sumi(iqs, yb)), MS)
 	res := sim.Add8U(tmp, x)
-	return w.done(tmp, res, sim.Exact8(MS).And(sim.Exact8(x)).And(sim.Exact8(res)), iqs, y)
+	return w.done(tmp, res, sim.ExactStart8(MS).Add(x).Add(res).OK(), iqs, y)
 }
 
 // q51Lanes is vec_dot_q5_1_q8_1's part of one thread for eight rows.

@@ -18,8 +18,9 @@ import (
 // float steps of its row's scalar path in the same order (each thread's partial sum over
 // its x blocks ascending, the cross-warp adds, the butterfly). A vec_dot chains the
 // unflushed 8-lane steps of package sim (FMA8U, ...), checks every result with
-// sim.Exact8 and recomputes a lane that left the exact range with the scalar vec_dot
-// (src.done); the reductions use the checked 8-lane functions (Add8, ReduceSumTree8).
+// sim.ExactAcc8 (the And of sim.Exact8 of each) and recomputes a lane that left the
+// exact range with the scalar vec_dot (src.done); the q8_1 values each column's dots
+// read (ints, Σu, h2f(d8)) are tabled once per call (colTab); the reductions use the checked 8-lane functions (Add8, ReduceSumTree8).
 // Only the integer work is reorganised: what a block's threads share is unpacked once
 // per row group (prep), each thread's part once for all the columns that read it, and
 // the dp4a run on eight rows at once (exact: VPMADDUBSW + VPMADDWD for unsigned values,
@@ -83,7 +84,7 @@ func dotNib8(v archsimd.Uint32x8, u int32) archsimd.Int32x8 {
 }
 
 // src is where a lanes value was loaded from: the dots recompute a lane whose unflushed
-// float chain left the range where the CPU's IEEE arithmetic is the GPU's (sim.Exact8)
+// float chain left the range where the CPU's IEEE arithmetic is the GPU's (sim.Exact8, folded by sim.ExactAcc8)
 // with the scalar vec_dot of that lane's row.
 type src struct {
 	rows *[8][]byte
@@ -301,7 +302,7 @@ func (c *colTab) cols(ys [][]q8.Block) {
 }
 
 // dot is vecDotQ4_K on each lane: its float steps unflushed (sim.FMA8U, ...), every
-// result checked with sim.Exact8, the lanes that fail recomputed by the scalar vec_dot.
+// result checked (sim.ExactAcc8, the And of sim.Exact8 of each), the lanes that fail recomputed by the scalar vec_dot.
 // Column j's q8_1 values come from its yCol table (cols; Σu of ints i0 and i0+4, the
 // scalar path's dp4a(0x01010101, u1, dp4a(0x01010101, u0, 0)), is the exact int32 sum
 // of their bsums); y is only read by the recomputation.
@@ -310,7 +311,7 @@ func (w *q4KLanes) dot(tmp archsimd.Float32x8, iqs, j int, y []q8.Block) archsim
 	i0 := (iqs / 2) % 4
 	ct := w.tabs[j][w.kbx*8+bq8:]
 	var sumfD, sumfM archsimd.Float32x8
-	var ok archsimd.Mask32x8
+	var ok sim.ExactAcc8
 	for i := range 2 {
 		e := &ct[i]
 		dot1 := dotNib8(w.v[i][0], e.u[i0]).Add(dotNib8(w.v[i][1], e.u[i0+4]))
@@ -319,18 +320,17 @@ func (w *q4KLanes) dot(tmp archsimd.Float32x8, iqs, j int, y []q8.Block) archsim
 		if i == 0 {
 			sumfD = sim.FMA8U(d8, sim.I2F8(dot1.Mul(w.sc[i])), zero8)
 			sumfM = sim.FMA8U(d8, sim.I2F8(dot2.Mul(w.m[i])), zero8)
-			ok = sim.Exact8(sumfD).And(sim.Exact8(sumfM))
+			ok = sim.ExactStart8(sumfD).Add(sumfM)
 			continue
 		}
 		sumfD = sim.FMA8U(d8, sim.I2F8(dot1.Mul(w.sc[i])), sumfD)
 		sumfM = sim.FMA8U(d8, sim.I2F8(dot2.Mul(w.m[i])), sumfM)
-		ok = ok.And(sim.Exact8(sumfD)).And(sim.Exact8(sumfM))
+		ok = ok.Add(sumfD).Add(sumfM)
 	}
 	mm := sim.Mul8U(sumfM, w.dmin)
 	r := sim.FMA8U(sumfD, w.d, sim.Neg8U(mm))
 	res := sim.Add8U(tmp, r)
-	ok = ok.And(sim.Exact8(mm)).And(sim.Exact8(r)).And(sim.Exact8(res))
-	return w.done(tmp, res, ok, iqs, y)
+	return w.done(tmp, res, ok.Add(mm).Add(r).Add(res).OK(), iqs, y)
 }
 
 // lanes8 is one type's x block part that one thread reads, unpacked for eight rows

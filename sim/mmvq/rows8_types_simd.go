@@ -112,19 +112,19 @@ func (w *q6KLanes) dot(tmp archsimd.Float32x8, iqs, j int, y []q8.Block) archsim
 	bq8 := 4*(iqs/16) + (iqs%16)/8
 	ct := w.tabs[j][w.kbx*8+bq8:]
 	sumf := zero8
-	var ok archsimd.Mask32x8
+	var ok sim.ExactAcc8
 	for i := range 2 {
 		e := &ct[2*i]
 		dp := dotNib8(w.v[i], e.u[iqs%8]).Sub(archsimd.BroadcastInt32x8(32 * e.bs[iqs%8]))
 		sumf = sim.FMA8U(archsimd.BroadcastFloat32x8(e.d8), sim.I2F8(dp.Mul(w.sc[i])), sumf)
 		if i == 0 {
-			ok = sim.Exact8(sumf)
+			ok = sim.ExactStart8(sumf)
 		} else {
-			ok = ok.And(sim.Exact8(sumf))
+			ok = ok.Add(sumf)
 		}
 	}
 	res := sim.FMA8U(sumf, w.d, tmp)
-	return w.done(tmp, res, ok.And(sim.Exact8(res)), iqs, y)
+	return w.done(tmp, res, ok.Add(res).OK(), iqs, y)
 }
 
 // q80Lanes is vec_dot_q8_0_q8_1's part of one thread (ints iqs, iqs+1) for eight rows.
@@ -182,7 +182,7 @@ func (w *q80Lanes) dot(tmp archsimd.Float32x8, iqs, j int, y []q8.Block) archsim
 	}
 	d := sim.Mul8U(w.d, archsimd.BroadcastFloat32x8(e.d8))
 	res := sim.FMA8U(d, sim.I2F8(dotS8(lo, hi)), tmp)
-	return w.done(tmp, res, sim.Exact8(d).And(sim.Exact8(res)), iqs, y)
+	return w.done(tmp, res, sim.ExactStart8(d).Add(res).OK(), iqs, y)
 }
 
 // iq4XSLanes is vec_dot_iq4_xs_q8_1's part of one thread (sub-block iqs/4) for eight
@@ -270,5 +270,5 @@ func (w *iq4XSLanes) dot(tmp archsimd.Float32x8, iqs, c int, y []q8.Block) archs
 	sumi := dotS8(lo, hi).Mul(w.ls)
 	d := sim.Mul8U(w.d, archsimd.BroadcastFloat32x8(e.d8))
 	res := sim.FMA8U(d, sim.I2F8(sumi), tmp)
-	return w.done(tmp, res, sim.Exact8(d).And(sim.Exact8(res)), iqs, y)
+	return w.done(tmp, res, sim.ExactStart8(d).Add(res).OK(), iqs, y)
 }
