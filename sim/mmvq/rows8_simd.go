@@ -84,8 +84,8 @@ func dotNib8(v archsimd.Uint32x8, u int32) archsimd.Int32x8 {
 }
 
 // src is where a lanes value was loaded from: the dots recompute a lane whose unflushed
-// float chain left the range where the CPU's IEEE arithmetic is the GPU's (sim.Exact8, folded by sim.ExactAcc8)
-// with the scalar vec_dot of that lane's row.
+// float chain left the range where the CPU's IEEE arithmetic is the GPU's (sim.Exact8,
+// folded by sim.ExactAcc8) with the scalar vec_dot of that lane's row.
 type src struct {
 	rows *[8][]byte
 	kbx  int
