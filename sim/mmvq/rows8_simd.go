@@ -121,10 +121,10 @@ func (s *src) fix(tmp, res archsimd.Float32x8, ok archsimd.Mask32x8, iqs int, y 
 type q4KLanes struct {
 	src
 	colTab
-	blk     []kBlock                // by kbx, filled by prep
-	v       [2][2]archsimd.Uint32x8 // [i][0]: v0i, [i][1]: v1i
-	sc, m   [2]archsimd.Int32x8
-	d, dmin archsimd.Float32x8
+	blk []kBlock                // by kbx, filled by prep
+	v   [2][2]archsimd.Uint32x8 // [i][0]: v0i, [i][1]: v1i
+	kb  *kBlock                 // the block's shared part (prep)
+	j   int                     // the thread's j = bq8/2: kb.sc[j], kb.m[j]
 }
 
 // kBlock is what the threads of a Q4_K or Q5_K block share, for eight rows: h2f of dm
@@ -235,10 +235,9 @@ func (w *q4KLanes) prep(rows *[8][]byte, nblocks int) {
 	w.blk = prepK(w.blk, rows, nblocks, q4KHead, q4KQs)
 }
 
-// setBlock copies block kbx's shared part for the thread's j = bq8/2.
+// setBlock points at block kbx's shared part, for the thread's j = bq8/2.
 func (w *q4KLanes) setBlock(kbx, j int) {
-	b := &w.blk[kbx]
-	w.sc, w.m, w.d, w.dmin = b.sc[j], b.m[j], b.d, b.dmin
+	w.kb, w.j = &w.blk[kbx], j
 }
 
 func (w *q4KLanes) load(rows *[8][]byte, kbx, iqs int) {
@@ -310,6 +309,8 @@ func (w *q4KLanes) dot(tmp archsimd.Float32x8, iqs, j int, y []q8.Block) archsim
 	bq8 := 2 * ((iqs / 2) / 4)
 	i0 := (iqs / 2) % 4
 	ct := w.tabs[j][w.kbx*8+bq8:]
+	kb := w.kb
+	sc, m := &kb.sc[w.j], &kb.m[w.j]
 	var sumfD, sumfM archsimd.Float32x8
 	var ok sim.ExactAcc8
 	for i := range 2 {
@@ -318,17 +319,17 @@ func (w *q4KLanes) dot(tmp archsimd.Float32x8, iqs, j int, y []q8.Block) archsim
 		dot2 := archsimd.BroadcastInt32x8(e.bs[i0] + e.bs[i0+4])
 		d8 := archsimd.BroadcastFloat32x8(e.d8)
 		if i == 0 {
-			sumfD = sim.FMA8U(d8, sim.I2F8(dot1.Mul(w.sc[i])), zero8)
-			sumfM = sim.FMA8U(d8, sim.I2F8(dot2.Mul(w.m[i])), zero8)
+			sumfD = sim.FMA8U(d8, sim.I2F8(dot1.Mul(sc[i])), zero8)
+			sumfM = sim.FMA8U(d8, sim.I2F8(dot2.Mul(m[i])), zero8)
 			ok = sim.ExactStart8(sumfD).Add(sumfM)
 			continue
 		}
-		sumfD = sim.FMA8U(d8, sim.I2F8(dot1.Mul(w.sc[i])), sumfD)
-		sumfM = sim.FMA8U(d8, sim.I2F8(dot2.Mul(w.m[i])), sumfM)
+		sumfD = sim.FMA8U(d8, sim.I2F8(dot1.Mul(sc[i])), sumfD)
+		sumfM = sim.FMA8U(d8, sim.I2F8(dot2.Mul(m[i])), sumfM)
 		ok = ok.Add(sumfD).Add(sumfM)
 	}
-	mm := sim.Mul8U(sumfM, w.dmin)
-	r := sim.FMA8U(sumfD, w.d, sim.Neg8U(mm))
+	mm := sim.Mul8U(sumfM, kb.dmin)
+	r := sim.FMA8U(sumfD, kb.d, sim.Neg8U(mm))
 	res := sim.Add8U(tmp, r)
 	return w.done(tmp, res, ok.Add(mm).Add(r).Add(res).OK(), iqs, y)
 }
