@@ -309,29 +309,24 @@ func (w *q4KLanes) dot(tmp archsimd.Float32x8, iqs, j int, y []q8.Block) archsim
 	bq8 := 2 * ((iqs / 2) / 4)
 	i0 := (iqs / 2) % 4
 	ct := w.tabs[j][w.kbx*8+bq8:]
+	e0, e1 := &ct[0], &ct[1]
 	kb := w.kb
 	sc, m := &kb.sc[w.j], &kb.m[w.j]
-	var sumfD, sumfM archsimd.Float32x8
-	var ok sim.ExactAcc8
-	for i := range 2 {
-		e := &ct[i]
-		dot1 := dotNib8(w.v[i][0], e.u[i0]).Add(dotNib8(w.v[i][1], e.u[i0+4]))
-		dot2 := archsimd.BroadcastInt32x8(e.bs[i0] + e.bs[i0+4])
-		d8 := archsimd.BroadcastFloat32x8(e.d8)
-		if i == 0 {
-			sumfD = sim.FMA8U(d8, sim.I2F8(dot1.Mul(sc[i])), zero8)
-			sumfM = sim.FMA8U(d8, sim.I2F8(dot2.Mul(m[i])), zero8)
-			ok = sim.ExactStart8(sumfD).Add(sumfM)
-			continue
-		}
-		sumfD = sim.FMA8U(d8, sim.I2F8(dot1.Mul(sc[i])), sumfD)
-		sumfM = sim.FMA8U(d8, sim.I2F8(dot2.Mul(m[i])), sumfM)
-		ok = ok.Add(sumfD).Add(sumfM)
-	}
+	// i = 0 and i = 1 of the scalar loop, unrolled
+	d80, d81 := archsimd.BroadcastFloat32x8(e0.d8), archsimd.BroadcastFloat32x8(e1.d8)
+	dot10 := dotNib8(w.v[0][0], e0.u[i0]).Add(dotNib8(w.v[0][1], e0.u[i0+4]))
+	dot20 := archsimd.BroadcastInt32x8(e0.bs[i0] + e0.bs[i0+4])
+	sumfD := sim.FMA8U(d80, sim.I2F8(dot10.Mul(sc[0])), zero8)
+	sumfM := sim.FMA8U(d80, sim.I2F8(dot20.Mul(m[0])), zero8)
+	ok := sim.ExactStart8(sumfD).Add(sumfM)
+	dot11 := dotNib8(w.v[1][0], e1.u[i0]).Add(dotNib8(w.v[1][1], e1.u[i0+4]))
+	dot21 := archsimd.BroadcastInt32x8(e1.bs[i0] + e1.bs[i0+4])
+	sumfD = sim.FMA8U(d81, sim.I2F8(dot11.Mul(sc[1])), sumfD)
+	sumfM = sim.FMA8U(d81, sim.I2F8(dot21.Mul(m[1])), sumfM)
 	mm := sim.Mul8U(sumfM, kb.dmin)
 	r := sim.FMA8U(sumfD, kb.d, sim.Neg8U(mm))
 	res := sim.Add8U(tmp, r)
-	return w.done(tmp, res, ok.Add(mm).Add(r).Add(res).OK(), iqs, y)
+	return w.done(tmp, res, ok.Add(sumfD).Add(sumfM).Add(mm).Add(r).Add(res).OK(), iqs, y)
 }
 
 // lanes8 is one type's x block part that one thread reads, unpacked for eight rows
