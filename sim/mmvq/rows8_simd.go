@@ -301,7 +301,8 @@ func (c *colTab) cols(ys [][]q8.Block) {
 }
 
 // dot is vecDotQ4_K on each lane: its float steps unflushed (sim.FMA8U, ...), every
-// result checked (sim.ExactAcc8, the And of sim.Exact8 of each), the lanes that fail recomputed by the scalar vec_dot.
+// result checked (sim.ExactAcc8, the And of sim.Exact8 of each), the lanes that fail
+// recomputed by the scalar vec_dot.
 // Column j's q8_1 values come from its yCol table (cols; Σu of ints i0 and i0+4, the
 // scalar path's dp4a(0x01010101, u1, dp4a(0x01010101, u0, 0)), is the exact int32 sum
 // of their bsums); y is only read by the recomputation.
