@@ -111,20 +111,15 @@ var q6HiMask = archsimd.BroadcastUint32x8(0x30303030)
 func (w *q6KLanes) dot(tmp archsimd.Float32x8, iqs, j int, y []q8.Block) archsimd.Float32x8 {
 	bq8 := 4*(iqs/16) + (iqs%16)/8
 	ct := w.tabs[j][w.kbx*8+bq8:]
-	sumf := zero8
-	var ok sim.ExactAcc8
-	for i := range 2 {
-		e := &ct[2*i]
-		dp := dotNib8(w.v[i], e.u[iqs%8]).Sub(archsimd.BroadcastInt32x8(32 * e.bs[iqs%8]))
-		sumf = sim.FMA8U(archsimd.BroadcastFloat32x8(e.d8), sim.I2F8(dp.Mul(w.sc[i])), sumf)
-		if i == 0 {
-			ok = sim.ExactStart8(sumf)
-		} else {
-			ok = ok.Add(sumf)
-		}
-	}
+	k := iqs % 8
+	e0, e1 := &ct[0], &ct[2] // i = 0 and i = 1 of the scalar loop, unrolled
+	dp0 := dotNib8(w.v[0], e0.u[k]).Sub(archsimd.BroadcastInt32x8(32 * e0.bs[k]))
+	sumf := sim.FMA8U(archsimd.BroadcastFloat32x8(e0.d8), sim.I2F8(dp0.Mul(w.sc[0])), zero8)
+	ok := sim.ExactStart8(sumf)
+	dp1 := dotNib8(w.v[1], e1.u[k]).Sub(archsimd.BroadcastInt32x8(32 * e1.bs[k]))
+	sumf = sim.FMA8U(archsimd.BroadcastFloat32x8(e1.d8), sim.I2F8(dp1.Mul(w.sc[1])), sumf)
 	res := sim.FMA8U(sumf, w.d, tmp)
-	return w.done(tmp, res, ok.Add(res).OK(), iqs, y)
+	return w.done(tmp, res, ok.Add(sumf).Add(res).OK(), iqs, y)
 }
 
 // q80Lanes is vec_dot_q8_0_q8_1's part of one thread (ints iqs, iqs+1) for eight rows.
