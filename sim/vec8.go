@@ -154,3 +154,38 @@ func Exact8(r archsimd.Float32x8) archsimd.Mask32x8 {
 	ri := r.AsInt32x8().And(v8AbsMask)
 	return ri.Greater(v8TinyM1).And(v8Inf.Greater(ri)).Or(ri.Equal(v8Zero))
 }
+
+// ExactAcc8 folds Exact8 of a chain of results into one test with fewer vector
+// operations (four per result instead of seven): ExactStart8 of the first result, Add of
+// each further one, then OK is the And of their Exact8 masks. With a = |r|'s bits - 1
+// (wrapping: zero becomes 0xffffffff), a lane is exact iff a >= 0x00ffffff unsigned (not
+// a nonzero value below 2^-125) and a < 0x7f7fffff signed (finite); hi keeps the signed
+// maximum of a, lo the unsigned minimum.
+type ExactAcc8 struct{ hi, lo archsimd.Int32x8 }
+
+var (
+	v8One     = archsimd.BroadcastInt32x8(1)
+	v8AccTiny = archsimd.BroadcastUint32x8(0x00ffffff)
+	v8AccInf  = archsimd.BroadcastInt32x8(0x7f7fffff)
+)
+
+func accBits8(r archsimd.Float32x8) archsimd.Int32x8 {
+	return r.AsInt32x8().And(v8AbsMask).Sub(v8One)
+}
+
+// ExactStart8 starts an ExactAcc8 with the result r.
+func ExactStart8(r archsimd.Float32x8) ExactAcc8 {
+	a := accBits8(r)
+	return ExactAcc8{a, a}
+}
+
+// Add folds the result r into e.
+func (e ExactAcc8) Add(r archsimd.Float32x8) ExactAcc8 {
+	a := accBits8(r)
+	return ExactAcc8{e.hi.Max(a), e.lo.AsUint32x8().Min(a.AsUint32x8()).AsInt32x8()}
+}
+
+// OK is the And of Exact8 of every result folded into e.
+func (e ExactAcc8) OK() archsimd.Mask32x8 {
+	return v8AccInf.Greater(e.hi).And(e.lo.AsUint32x8().GreaterEqual(v8AccTiny))
+}

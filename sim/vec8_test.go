@@ -166,3 +166,59 @@ func TestVec8Unflushed(t *testing.T) {
 		t.Fatal("no rejected lane differs from the GPU's result: the draws do not show that Exact8 is needed")
 	}
 }
+
+// ExactAcc8 over a chain of one to six results is the And of their Exact8 masks, on
+// edge bit patterns (zeros, the 2^-125 and 2^-126 edges, the largest finite, Inf, NaN,
+// both signs) and random values (seed printed); every edge is both accepted and rejected
+// somewhere.
+func TestVec8ExactAcc(t *testing.T) {
+	if !Vec8 {
+		t.Skip("SKIP (not a pass): this CPU lacks AVX2 or FMA")
+	}
+	seed := uint64(20261204)
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 10))
+	edges := []uint32{0, 1, 0x007fffff, 0x00800000, 0x00ffffff, 0x01000000, 0x01000001, 0x3f800000,
+		0x7f7fffff, 0x7f800000, 0x7f800001, 0x7fc00000, 0x7fffffff}
+	var acc, rej int
+	for it := 0; it < 20000; it++ {
+		n := 1 + r.IntN(6)
+		var want archsimd.Mask32x8
+		var e ExactAcc8
+		for k := range n {
+			var v [8]uint32
+			for l := range v {
+				if r.IntN(2) == 0 {
+					v[l] = edges[r.IntN(len(edges))]
+				} else {
+					v[l] = r.Uint32() & 0x7fffffff
+				}
+				if r.IntN(8) == 0 && v[l]&0x7fffffff != 0 {
+					v[l] = edges[r.IntN(len(edges))] // mostly-accepted chains
+				}
+				v[l] |= uint32(r.IntN(2)) << 31
+			}
+			x := archsimd.LoadUint32x8(&v).AsFloat32x8()
+			if k == 0 {
+				want, e = Exact8(x), ExactStart8(x)
+			} else {
+				want, e = want.And(Exact8(x)), e.Add(x)
+			}
+		}
+		got, w := e.OK().ToBits(), want.ToBits()
+		if got != w {
+			t.Fatalf("draw %d, chain of %d: ExactAcc8 mask %08b, And of Exact8 %08b", it, n, got, w)
+		}
+		for l := range 8 {
+			if w&(1<<l) != 0 {
+				acc++
+			} else {
+				rej++
+			}
+		}
+	}
+	t.Logf("%d lanes accepted, %d rejected", acc, rej)
+	if acc == 0 || rej == 0 {
+		t.Fatal("draws do not exercise both outcomes")
+	}
+}

@@ -108,10 +108,10 @@ func (w *q40Lanes) dotOff(tmp archsimd.Float32x8, iqs int, y []q8.Block, k float
 	off := archsimd.BroadcastFloat32x8(sim.Neg(sim.Mul(k, sim.H2F(yb.S))))
 	x := sim.FMA8U(archsimd.BroadcastFloat32x8(sim.H2F(yb.D)), sim.I2F8(w.sumi(iqs, yb)), off)
 	res := sim.FMA8U(x, w.d, tmp)
-	return w.done(tmp, res, sim.Exact8(x).And(sim.Exact8(res)), iqs, y)
+	return w.done(tmp, res, sim.ExactStart8(x).Add(res).OK(), iqs, y)
 }
 
-func (w *q40Lanes) dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.Float32x8 {
+func (w *q40Lanes) dot(tmp archsimd.Float32x8, iqs, _ int, y []q8.Block) archsimd.Float32x8 {
 	return w.dotOff(tmp, iqs, y, 4)
 }
 
@@ -135,7 +135,7 @@ func (w *q50Lanes) load(rows *[8][]byte, kbx, iqs int) {
 	w.d = archsimd.LoadFloat32x8(&d)
 }
 
-func (w *q50Lanes) dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.Float32x8 {
+func (w *q50Lanes) dot(tmp archsimd.Float32x8, iqs, _ int, y []q8.Block) archsimd.Float32x8 {
 	return w.dotOff(tmp, iqs, y, 8)
 }
 
@@ -164,7 +164,7 @@ func (w *q41Lanes) load(rows *[8][]byte, kbx, iqs int) {
 var half8 = archsimd.BroadcastFloat32x8(0.5)
 
 // dot is vecDotQ4_1 (and vecDotQ5_1) on each lane: FADD(tmp, FFMA(d·d8, I2F(sumi), FMUL(m·s8, 0.5))).
-func (w *q41Lanes) dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.Float32x8 {
+func (w *q41Lanes) dot(tmp archsimd.Float32x8, iqs, _ int, y []q8.Block) archsimd.Float32x8 {
 	yb := &y[0]
 	var dd, ms [8]float32
 	for q := range 8 {
@@ -173,7 +173,7 @@ func (w *q41Lanes) dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.F
 	MS := sim.Mul8U(archsimd.LoadFloat32x8(&ms), half8)
 	x := sim.FMA8U(archsimd.LoadFloat32x8(&dd), sim.I2F8(w.sumi(iqs, yb)), MS)
 	res := sim.Add8U(tmp, x)
-	return w.done(tmp, res, sim.Exact8(MS).And(sim.Exact8(x)).And(sim.Exact8(res)), iqs, y)
+	return w.done(tmp, res, sim.ExactStart8(MS).Add(x).Add(res).OK(), iqs, y)
 }
 
 // q51Lanes is vec_dot_q5_1_q8_1's part of one thread for eight rows.

@@ -18,8 +18,9 @@ import (
 // float steps of its row's scalar path in the same order (each thread's partial sum over
 // its x blocks ascending, the cross-warp adds, the butterfly). A vec_dot chains the
 // unflushed 8-lane steps of package sim (FMA8U, ...), checks every result with
-// sim.Exact8 and recomputes a lane that left the exact range with the scalar vec_dot
-// (src.done); the reductions use the checked 8-lane functions (Add8, ReduceSumTree8).
+// sim.ExactAcc8 (the And of sim.Exact8 of each) and recomputes a lane that left the
+// exact range with the scalar vec_dot (src.done); the q8_1 values each column's dots
+// read (ints, Σu, h2f(d8)) are tabled once per call (colTab); the reductions use the checked 8-lane functions (Add8, ReduceSumTree8).
 // Only the integer work is reorganised: what a block's threads share is unpacked once
 // per row group (prep), each thread's part once for all the columns that read it, and
 // the dp4a run on eight rows at once (exact: VPMADDUBSW + VPMADDWD for unsigned values,
@@ -83,8 +84,8 @@ func dotNib8(v archsimd.Uint32x8, u int32) archsimd.Int32x8 {
 }
 
 // src is where a lanes value was loaded from: the dots recompute a lane whose unflushed
-// float chain left the range where the CPU's IEEE arithmetic is the GPU's (sim.Exact8)
-// with the scalar vec_dot of that lane's row.
+// float chain left the range where the CPU's IEEE arithmetic is the GPU's (sim.Exact8,
+// folded by sim.ExactAcc8) with the scalar vec_dot of that lane's row.
 type src struct {
 	rows *[8][]byte
 	kbx  int
@@ -119,10 +120,11 @@ func (s *src) fix(tmp, res archsimd.Float32x8, ok archsimd.Mask32x8, iqs int, y 
 // block read, are unpacked once per row group (prep).
 type q4KLanes struct {
 	src
-	blk     []kBlock                // by kbx, filled by prep
-	v       [2][2]archsimd.Uint32x8 // [i][0]: v0i, [i][1]: v1i
-	sc, m   [2]archsimd.Int32x8
-	d, dmin archsimd.Float32x8
+	colTab
+	blk []kBlock                // by kbx, filled by prep
+	v   [2][2]archsimd.Uint32x8 // [i][0]: v0i, [i][1]: v1i
+	kb  *kBlock                 // the block's shared part (prep)
+	j   int                     // the thread's j = bq8/2: kb.sc[j], kb.m[j]
 }
 
 // kBlock is what the threads of a Q4_K or Q5_K block share, for eight rows: h2f of dm
@@ -233,10 +235,9 @@ func (w *q4KLanes) prep(rows *[8][]byte, nblocks int) {
 	w.blk = prepK(w.blk, rows, nblocks, q4KHead, q4KQs)
 }
 
-// setBlock copies block kbx's shared part for the thread's j = bq8/2.
+// setBlock points at block kbx's shared part, for the thread's j = bq8/2.
 func (w *q4KLanes) setBlock(kbx, j int) {
-	b := &w.blk[kbx]
-	w.sc, w.m, w.d, w.dmin = b.sc[j], b.m[j], b.d, b.dmin
+	w.kb, w.j = &w.blk[kbx], j
 }
 
 func (w *q4KLanes) load(rows *[8][]byte, kbx, iqs int) {
@@ -251,34 +252,82 @@ func (w *q4KLanes) load(rows *[8][]byte, kbx, iqs int) {
 	w.setBlock(kbx, bq8/2)
 }
 
-// dot is vecDotQ4_K on each lane: its float steps unflushed (sim.FMA8U, ...), every
-// result checked with sim.Exact8, the lanes that fail recomputed by the scalar vec_dot.
-func (w *q4KLanes) dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.Float32x8 {
-	bq8 := 2 * ((iqs / 2) / 4)
-	i0 := (iqs / 2) % 4
-	var sumfD, sumfM archsimd.Float32x8
-	var ok archsimd.Mask32x8
-	for i := range 2 {
-		yb := &y[bq8+i]
-		u0, u1 := yb.Int(i0), yb.Int(i0+4)
-		dot1 := dotNib8(w.v[i][0], u0).Add(dotNib8(w.v[i][1], u1))
-		dot2 := archsimd.BroadcastInt32x8(sim.Dp4a(0x01010101, u1, sim.Dp4a(0x01010101, u0, 0)))
-		d8 := archsimd.BroadcastFloat32x8(sim.H2F(yb.D))
-		if i == 0 {
-			sumfD = sim.FMA8U(d8, sim.I2F8(dot1.Mul(w.sc[i])), zero8)
-			sumfM = sim.FMA8U(d8, sim.I2F8(dot2.Mul(w.m[i])), zero8)
-			ok = sim.Exact8(sumfD).And(sim.Exact8(sumfM))
+// yCol is what the 8-row vec_dots read of one q8_1 block of a column, for every row:
+// h2f(d8), the ints u and the signed byte sum of each (bsum, Σu of dp4a(0x01010101, u,
+// 0)). It is computed once per launch, worker and column (colTab.cols) instead of once
+// per row group.
+type yCol struct {
+	d8 float32
+	u  [8]int32
+	bs [8]int32
+}
+
+// colTab holds the kCol tables of the columns of the last rows8 call and their source
+// blocks (a later call with the same column slices reuses them).
+type colTab struct {
+	src  [][]q8.Block
+	tabs [][]yCol
+}
+
+// cols makes the table of each column of ys, unless it has it from the same slice.
+func (c *colTab) cols(ys [][]q8.Block) {
+	if len(c.src) < len(ys) {
+		c.src = append(c.src, make([][]q8.Block, len(ys)-len(c.src))...)
+		c.tabs = append(c.tabs, make([][]yCol, len(ys)-len(c.tabs))...)
+	}
+	for j, y := range ys {
+		if len(c.src[j]) == len(y) && (len(y) == 0 || &c.src[j][0] == &y[0]) {
 			continue
 		}
-		sumfD = sim.FMA8U(d8, sim.I2F8(dot1.Mul(w.sc[i])), sumfD)
-		sumfM = sim.FMA8U(d8, sim.I2F8(dot2.Mul(w.m[i])), sumfM)
-		ok = ok.And(sim.Exact8(sumfD)).And(sim.Exact8(sumfM))
+		c.src[j] = y
+		t := c.tabs[j]
+		if cap(t) < len(y) {
+			t = make([]yCol, len(y))
+		}
+		t = t[:len(y)]
+		for b := range y {
+			yb := &y[b]
+			e := &t[b]
+			e.d8 = sim.H2F(yb.D)
+			for i := range e.u {
+				e.u[i] = yb.Int(i)
+			}
+			for i, u := range e.u {
+				e.bs[i] = bsum(u)
+			}
+		}
+		c.tabs[j] = t
 	}
-	mm := sim.Mul8U(sumfM, w.dmin)
-	r := sim.FMA8U(sumfD, w.d, sim.Neg8U(mm))
+}
+
+// dot is vecDotQ4_K on each lane: its float steps unflushed (sim.FMA8U, ...), every
+// result checked (sim.ExactAcc8, the And of sim.Exact8 of each), the lanes that fail
+// recomputed by the scalar vec_dot.
+// Column j's q8_1 values come from its yCol table (cols; Σu of ints i0 and i0+4, the
+// scalar path's dp4a(0x01010101, u1, dp4a(0x01010101, u0, 0)), is the exact int32 sum
+// of their bsums); y is only read by the recomputation.
+func (w *q4KLanes) dot(tmp archsimd.Float32x8, iqs, j int, y []q8.Block) archsimd.Float32x8 {
+	bq8 := 2 * ((iqs / 2) / 4)
+	i0 := (iqs / 2) % 4
+	ct := w.tabs[j][w.kbx*8+bq8:]
+	e0, e1 := &ct[0], &ct[1]
+	kb := w.kb
+	sc, m := &kb.sc[w.j], &kb.m[w.j]
+	// i = 0 and i = 1 of the scalar loop, unrolled
+	d80, d81 := archsimd.BroadcastFloat32x8(e0.d8), archsimd.BroadcastFloat32x8(e1.d8)
+	dot10 := dotNib8(w.v[0][0], e0.u[i0]).Add(dotNib8(w.v[0][1], e0.u[i0+4]))
+	dot20 := archsimd.BroadcastInt32x8(e0.bs[i0] + e0.bs[i0+4])
+	sumfD := sim.FMA8U(d80, sim.I2F8(dot10.Mul(sc[0])), zero8)
+	sumfM := sim.FMA8U(d80, sim.I2F8(dot20.Mul(m[0])), zero8)
+	ok := sim.ExactStart8(sumfD).Add(sumfM)
+	dot11 := dotNib8(w.v[1][0], e1.u[i0]).Add(dotNib8(w.v[1][1], e1.u[i0+4]))
+	dot21 := archsimd.BroadcastInt32x8(e1.bs[i0] + e1.bs[i0+4])
+	sumfD = sim.FMA8U(d81, sim.I2F8(dot11.Mul(sc[1])), sumfD)
+	sumfM = sim.FMA8U(d81, sim.I2F8(dot21.Mul(m[1])), sumfM)
+	mm := sim.Mul8U(sumfM, kb.dmin)
+	r := sim.FMA8U(sumfD, kb.d, sim.Neg8U(mm))
 	res := sim.Add8U(tmp, r)
-	ok = ok.And(sim.Exact8(mm)).And(sim.Exact8(r)).And(sim.Exact8(res))
-	return w.done(tmp, res, ok, iqs, y)
+	return w.done(tmp, res, ok.Add(sumfD).Add(sumfM).Add(mm).Add(r).Add(res).OK(), iqs, y)
 }
 
 // lanes8 is one type's x block part that one thread reads, unpacked for eight rows
@@ -286,13 +335,19 @@ func (w *q4KLanes) dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.F
 // steps in its order, with the 8-lane functions of package sim).
 type lanes8 interface {
 	load(rows *[8][]byte, kbx, iqs int)
-	dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.Float32x8
+	dot(tmp archsimd.Float32x8, iqs, j int, y []q8.Block) archsimd.Float32x8
 }
 
 // prepper is a lanes type that unpacks what the threads of a block share once per row
 // group (before its loads).
 type prepper interface {
 	prep(rows *[8][]byte, nblocks int)
+}
+
+// colPrepper is a lanes type that computes what it reads of each column once per call
+// (before its dots; dot's j is the column's index in ys).
+type colPrepper interface {
+	cols(ys [][]q8.Block)
 }
 
 // rows8Of is the 8-row kernel of the lanes type W: output's thread loop, cross-warp sums
@@ -309,9 +364,13 @@ func rows8Of[W any, P interface {
 	lanes := make([]archsimd.Float32x8, 32)
 	w := P(new(W))
 	pp, _ := any(w).(prepper)
+	cp, _ := any(w).(colPrepper)
 	return func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
 		if pp != nil {
 			pp.prep(rows, l.nblocks)
+		}
+		if cp != nil {
+			cp.cols(ys)
 		}
 		nc := len(ys)
 		for tid := 0; tid < nt; tid++ {
@@ -322,7 +381,7 @@ func rows8Of[W any, P interface {
 			for kbx := tid / tpb; kbx < l.nblocks; kbx += p.BlocksPerIter {
 				w.load(rows, kbx, iqs)
 				for j := range nc {
-					acc[j*nt+tid] = w.dot(acc[j*nt+tid], iqs, ys[j][kbx*ybl:])
+					acc[j*nt+tid] = w.dot(acc[j*nt+tid], iqs, j, ys[j][kbx*ybl:])
 				}
 			}
 		}

@@ -207,6 +207,9 @@ func TestRows8Dots(t *testing.T) {
 		if pp, ok := w.(prepper); ok {
 			pp.prep(&rows, k/tk.QK)
 		}
+		if cp, ok := w.(colPrepper); ok {
+			cp.cols([][]q8.Block{y})
+		}
 		ybl := tk.QK / 32
 		var tmp, got [8]float32
 		for kbx := 0; kbx < k/tk.QK; kbx++ {
@@ -218,7 +221,7 @@ func TestRows8Dots(t *testing.T) {
 						tmp[q] = float32(rng.NormFloat64())
 					}
 				}
-				w.dot(archsimd.LoadFloat32x8(&tmp), iqs, y[kbx*ybl:]).Store(&got)
+				w.dot(archsimd.LoadFloat32x8(&tmp), iqs, 0, y[kbx*ybl:]).Store(&got)
 				for q := range got {
 					want := tk.Dot(tmp[q], rows[q], kbx, iqs, y[kbx*ybl:])
 					if math.Float32bits(got[q]) != math.Float32bits(want) {

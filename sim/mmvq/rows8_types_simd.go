@@ -43,6 +43,7 @@ func bsum(u int32) int32 { return sim.Dp4a(0x01010101, u, 0) }
 // the eight rows) are unpacked once per row group (prep).
 type q6KLanes struct {
 	src
+	colTab
 	blk []q6KBlock
 	v   [2]archsimd.Uint32x8 // vil|vih of i = 0, 1: four 6-bit values 0..63 (before -32)
 	sc  [2]archsimd.Int32x8
@@ -106,29 +107,26 @@ func (w *q6KLanes) load(rows *[8][]byte, kbx, iqs int) {
 var q6HiMask = archsimd.BroadcastUint32x8(0x30303030)
 
 // dot is vecDotQ6_K on each lane: Dp4a(v-32, u) = Dp4a(v, u) - 32·Σu, exact.
-func (w *q6KLanes) dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.Float32x8 {
+// Column j's q8_1 values come from its yCol table (cols).
+func (w *q6KLanes) dot(tmp archsimd.Float32x8, iqs, j int, y []q8.Block) archsimd.Float32x8 {
 	bq8 := 4*(iqs/16) + (iqs%16)/8
-	sumf := zero8
-	var ok archsimd.Mask32x8
-	for i := range 2 {
-		yb := &y[bq8+2*i]
-		u := yb.Int(iqs % 8)
-		dp := dotNib8(w.v[i], u).Sub(archsimd.BroadcastInt32x8(32 * bsum(u)))
-		sumf = sim.FMA8U(archsimd.BroadcastFloat32x8(sim.H2F(yb.D)), sim.I2F8(dp.Mul(w.sc[i])), sumf)
-		if i == 0 {
-			ok = sim.Exact8(sumf)
-		} else {
-			ok = ok.And(sim.Exact8(sumf))
-		}
-	}
+	ct := w.tabs[j][w.kbx*8+bq8:]
+	k := iqs % 8
+	e0, e1 := &ct[0], &ct[2] // i = 0 and i = 1 of the scalar loop, unrolled
+	dp0 := dotNib8(w.v[0], e0.u[k]).Sub(archsimd.BroadcastInt32x8(32 * e0.bs[k]))
+	sumf := sim.FMA8U(archsimd.BroadcastFloat32x8(e0.d8), sim.I2F8(dp0.Mul(w.sc[0])), zero8)
+	ok := sim.ExactStart8(sumf)
+	dp1 := dotNib8(w.v[1], e1.u[k]).Sub(archsimd.BroadcastInt32x8(32 * e1.bs[k]))
+	sumf = sim.FMA8U(archsimd.BroadcastFloat32x8(e1.d8), sim.I2F8(dp1.Mul(w.sc[1])), sumf)
 	res := sim.FMA8U(sumf, w.d, tmp)
-	return w.done(tmp, res, ok.And(sim.Exact8(res)), iqs, y)
+	return w.done(tmp, res, ok.Add(sumf).Add(res).OK(), iqs, y)
 }
 
 // q80Lanes is vec_dot_q8_0_q8_1's part of one thread (ints iqs, iqs+1) for eight rows.
 // Each block's d and qs ints (transposed) are unpacked once per row group (prep).
 type q80Lanes struct {
 	src
+	colTab
 	blk []q80Block
 	v   [vdrQ8_0]archsimd.Int8x32 // row q at position perm8[q]
 	d   archsimd.Float32x8
@@ -169,16 +167,17 @@ func (w *q80Lanes) load(rows *[8][]byte, kbx, iqs int) {
 }
 
 // dot is vecDotQ8_0 on each lane.
-func (w *q80Lanes) dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.Float32x8 {
-	yb := &y[0]
-	lo, hi := pairsS8(w.v[0], ext16(yb.Int(iqs)))
+// Column j's q8_1 values come from its yCol table (cols).
+func (w *q80Lanes) dot(tmp archsimd.Float32x8, iqs, j int, y []q8.Block) archsimd.Float32x8 {
+	e := &w.tabs[j][w.kbx]
+	lo, hi := pairsS8(w.v[0], ext16(e.u[iqs]))
 	for i := 1; i < vdrQ8_0; i++ {
-		l, h := pairsS8(w.v[i], ext16(yb.Int(iqs+i)))
+		l, h := pairsS8(w.v[i], ext16(e.u[iqs+i]))
 		lo, hi = lo.Add(l), hi.Add(h)
 	}
-	d := sim.Mul8U(w.d, archsimd.BroadcastFloat32x8(sim.H2F(yb.D)))
+	d := sim.Mul8U(w.d, archsimd.BroadcastFloat32x8(e.d8))
 	res := sim.FMA8U(d, sim.I2F8(dotS8(lo, hi)), tmp)
-	return w.done(tmp, res, sim.Exact8(d).And(sim.Exact8(res)), iqs, y)
+	return w.done(tmp, res, sim.ExactStart8(d).Add(res).OK(), iqs, y)
 }
 
 // iq4XSLanes is vec_dot_iq4_xs_q8_1's part of one thread (sub-block iqs/4) for eight
@@ -187,6 +186,7 @@ func (w *q80Lanes) dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.F
 // per row group (prep).
 type iq4XSLanes struct {
 	src
+	colTab
 	blk    []iq4XSBlock
 	vx, vy [vdrIQ4_XS]archsimd.Int8x32 // row q at position perm8[q]
 	ls     archsimd.Int32x8            // ls - 32
@@ -253,16 +253,17 @@ func (w *iq4XSLanes) load(rows *[8][]byte, kbx, iqs int) {
 }
 
 // dot is vecDotIQ4_XS on each lane.
-func (w *iq4XSLanes) dot(tmp archsimd.Float32x8, iqs int, y []q8.Block) archsimd.Float32x8 {
-	yb := &y[iqs/4]
+// Column c's q8_1 values come from its yCol table (cols).
+func (w *iq4XSLanes) dot(tmp archsimd.Float32x8, iqs, c int, y []q8.Block) archsimd.Float32x8 {
+	e := &w.tabs[c][w.kbx*8+iqs/4]
 	var lo, hi archsimd.Int32x8
 	for j := range vdrIQ4_XS {
-		l, h := pairsS8(w.vx[j], ext16(yb.Int(j)))
-		l2, h2 := pairsS8(w.vy[j], ext16(yb.Int(j+4)))
+		l, h := pairsS8(w.vx[j], ext16(e.u[j]))
+		l2, h2 := pairsS8(w.vy[j], ext16(e.u[j+4]))
 		lo, hi = lo.Add(l).Add(l2), hi.Add(h).Add(h2)
 	}
 	sumi := dotS8(lo, hi).Mul(w.ls)
-	d := sim.Mul8U(w.d, archsimd.BroadcastFloat32x8(sim.H2F(yb.D)))
+	d := sim.Mul8U(w.d, archsimd.BroadcastFloat32x8(e.d8))
 	res := sim.FMA8U(d, sim.I2F8(sumi), tmp)
-	return w.done(tmp, res, sim.Exact8(d).And(sim.Exact8(res)), iqs, y)
+	return w.done(tmp, res, sim.ExactStart8(d).Add(res).OK(), iqs, y)
 }
