@@ -40,8 +40,9 @@ type dot8Func func(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum arc
 
 // y8Scales is what the kernels' dots read of one y block's header for eight columns:
 // [k][0] = d4[k] (D4) or the half d of ds4[k] as float (DS4), [k][1] = the half sum of
-// ds4[k] as float (DS4), per lane.
-type y8Scales [4][2][8]float32
+// ds4[k] as float (DS4), per lane; D2S6: [j/2][j%2] = d2s6[j] as float (j = 0..7) and
+// [4][0], [4][1] = the exact sums of the int8 values 96..111 and 112..127 as float.
+type y8Scales [5][2][8]float32
 
 var (
 	dot8Once  sync.Once
@@ -65,6 +66,8 @@ func dot8For(kn *kernel) dot8Func {
 			kernels[quant.IQ4_NL]:     dot8Q8_0,
 			kernels[quant.MXFP4]:      dot8Q8_0,
 			kernels[quant.Q6_K]:       dot8Q6_K,
+			kernels[quant.Q3_K]:       dot8Q8_0_16,
+			kernels[quant.Q2_K]:       dot8Q2_K,
 			kernelsDP4A[quant.Q4_K]:   dot8DP4AQ4_K,
 			kernelsDP4A[quant.Q5_K]:   dot8DP4AQ4_K,
 			kernelsDP4A[quant.Q8_0]:   dot8DP4AQ8_0,
@@ -196,6 +199,13 @@ func (ts *tile8Scratch) pack(layout q8.Layout, kbLo, kbHi, ng, ncol int, at func
 				copy(dst[v*32+4*l:v*32+4*l+4], q[:])
 			}
 			f := &ts.yf[o]
+			if layout == q8.D2S6 {
+				for j := 0; j < 8; j++ {
+					f[j/2][j%2][l] = sim.H2F(b.D2S6(j))
+				}
+				f[4][0][l], f[4][1][l] = sim.I2F(sumI8(b.Qs[96:112])), sim.I2F(sumI8(b.Qs[112:128]))
+				continue
+			}
 			for k := 0; k < 4; k++ {
 				if layout == q8.D4 {
 					f[k][0][l] = sim.FTZ(b.D4(k)) // flushed once here: every use flushes it
@@ -373,6 +383,40 @@ func dot8DP4AQ6_K(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum arch
 			sd = sim.FMA8F(f8(&f[k][0]), sim.I2F8(n), sd)
 		}
 		sum = sim.FMA8F(d6, sd, sum)
+	}
+	return sum
+}
+
+// dot8Q8_0_16 is dotQ8_0_16Q8_1 on each lane.
+func dot8Q8_0_16(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum archsimd.Float32x8) archsimd.Float32x8 {
+	for b := 0; b < 8; b++ {
+		f, k := y8Half(f0, f1, b)
+		in := sim.FMA8F(sim.I2F8(hd[2*b]), archsimd.BroadcastFloat32x8(x.df[2*b]), sim.Mul8F(sim.I2F8(hd[2*b+1]), archsimd.BroadcastFloat32x8(x.df[2*b+1])))
+		sum = sim.FMA8F(f8(&f[k][0]), in, sum)
+	}
+	return sum
+}
+
+// dot8Q2_K is dotQ2_K on each lane. Its tmp - fused sum is Add8 of the negation: Sub's
+// FTZ(RN(FTZ(a) - FTZ(b))) with NaN canonical is Add's of a and the flushed -b.
+func dot8Q2_K(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum archsimd.Float32x8) archsimd.Float32x8 {
+	for h, f := range [2]*y8Scales{f0, f1} {
+		for q := 0; q < 4; q++ {
+			s0 := 8*h + 2*q
+			b := 4*h + q
+			tmp := sim.FMA8F(sim.I2F8(hd[2*b]), archsimd.BroadcastFloat32x8(x.mA[s0][0]), sim.Mul8F(sim.I2F8(hd[2*b+1]), archsimd.BroadcastFloat32x8(x.mA[s0+1][0])))
+			if q == 3 {
+				m := sim.FMA8F(f8(&f[4][0]), archsimd.BroadcastFloat32x8(x.mA[s0][1]), sim.Mul8F(f8(&f[4][1]), archsimd.BroadcastFloat32x8(x.mA[s0+1][1])))
+				tmp = sim.Add8(tmp, sim.Neg8(m))
+			}
+			sum = sim.FMA8F(tmp, f8(&f[0][q/2]), sum)
+		}
+		for q := 0; q < 3; q++ {
+			s0 := 8*h + 2*q
+			j := 2 + 2*q
+			sum = sim.FMA8F(archsimd.BroadcastFloat32x8(sim.Neg(x.mA[s0][1])), f8(&f[j/2][j%2]), sum)
+			sum = sim.FMA8F(archsimd.BroadcastFloat32x8(sim.Neg(x.mA[s0+1][1])), f8(&f[(j+1)/2][(j+1)%2]), sum)
+		}
 	}
 	return sum
 }

@@ -19,7 +19,7 @@ import (
 // with one on the MMA path only.
 var (
 	tile8Types    = []quant.Type{quant.Q4_K, quant.Q6_K, quant.Q8_0, quant.IQ4_XS, quant.Q5_K, quant.Q5_0, quant.IQ4_NL, quant.MXFP4}
-	tile8MMATypes = []quant.Type{quant.Q4_0, quant.Q4_1, quant.Q5_1}
+	tile8MMATypes = []quant.Type{quant.Q4_0, quant.Q4_1, quant.Q5_1, quant.Q3_K, quant.Q2_K}
 )
 
 // tile8TypesOf returns the types the 8-column path has on the MMA or the dp4a path.
@@ -62,6 +62,10 @@ func edgeScaleOffsets(typ quant.Type) []int {
 		return []int{0, 2}
 	case quant.Q6_K:
 		return []int{208}
+	case quant.Q3_K:
+		return []int{108}
+	case quant.Q2_K:
+		return []int{80, 82}
 	}
 	return []int{0} // Q8_0, Q4_0, Q5_0, IQ4_XS, IQ4_NL; MXFP4: its E8M0 scale and first values
 }
