@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ggsim/ggsim/f16"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
 	"github.com/ggsim/ggsim/sim/q8"
@@ -76,6 +77,11 @@ func dot8For(kn *kernel) dot8Func {
 			kernelsDP4A[quant.IQ4_NL]: dot8DP4AQ8_0,
 			kernelsDP4A[quant.MXFP4]:  dot8DP4AQ8_0,
 			kernelsDP4A[quant.Q6_K]:   dot8DP4AQ6_K,
+			kernelsDP4A[quant.Q3_K]:   dot8DP4AQ3_K,
+			kernelsDP4A[quant.Q2_K]:   dot8DP4AQ2_K,
+			kernelsDP4A[quant.Q4_0]:   dot8DP4AQ4_0,
+			kernelsDP4A[quant.Q4_1]:   dot8DP4AQ8_1,
+			kernelsDP4A[quant.Q5_1]:   dot8DP4AQ8_1,
 		}
 		delete(dot8Table, nil)
 	})
@@ -416,6 +422,72 @@ func dot8Q2_K(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum archsimd
 			j := 2 + 2*q
 			sum = sim.FMA8F(archsimd.BroadcastFloat32x8(sim.Neg(x.mA[s0][1])), f8(&f[j/2][j%2]), sum)
 			sum = sim.FMA8F(archsimd.BroadcastFloat32x8(sim.Neg(x.mA[s0+1][1])), f8(&f[(j+1)/2][(j+1)%2]), sum)
+		}
+	}
+	return sum
+}
+
+// dot8DP4AQ3_K is dp4aDotQ3_K on each lane.
+func dot8DP4AQ3_K(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum archsimd.Float32x8) archsimd.Float32x8 {
+	d3 := archsimd.BroadcastFloat32x8(x.df[0])
+	for b := 0; b < 8; b++ {
+		f, k := y8Half(f0, f1, b)
+		n := hd[2*b].Mul(archsimd.BroadcastInt32x8(x.sc[2*b])).Add(hd[2*b+1].Mul(archsimd.BroadcastInt32x8(x.sc[2*b+1])))
+		sum = sim.FMA8F(sim.Mul8F(d3, f8(&f[k][0])), sim.I2F8(n), sum)
+	}
+	return sum
+}
+
+// dot8DP4AQ4_0 is dp4aDotQ4_0 on each lane (-Mul(8, s8) is Go's minus: negRaw8).
+func dot8DP4AQ4_0(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum archsimd.Float32x8) archsimd.Float32x8 {
+	eight := archsimd.BroadcastFloat32x8(8)
+	for b := 0; b < 8; b++ {
+		f, k := y8Half(f0, f1, b)
+		c := hd[2*b].Add(hd[2*b+1])
+		inner := sim.FMA8F(sim.I2F8(c), f8(&f[k][0]), negRaw8(sim.Mul8F(eight, f8(&f[k][1]))))
+		sum = sim.FMA8F(archsimd.BroadcastFloat32x8(x.df[b]), inner, sum)
+	}
+	return sum
+}
+
+// dot8DP4AQ8_1 is dp4aDotQ8_1 (Q4_1, Q5_1) on each lane. The half2 product dm*ds runs
+// per lane in package f16 on the y halves recovered from their floats (f16.FromFloat32
+// of sim.H2F(h) is h for every non-NaN h, and f16.Mul gives the canonical NaN for any
+// NaN operand, so a NaN's payload cannot matter).
+func dot8DP4AQ8_1(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum archsimd.Float32x8) archsimd.Float32x8 {
+	var tx, ty [8]float32
+	for b := 0; b < 8; b++ {
+		f, k := y8Half(f0, f1, b)
+		for l := 0; l < 8; l++ {
+			p := f16.Mul2(x.dmh[b], f16.Half2{Lo: f16.FromFloat32(f[k][0][l]), Hi: f16.FromFloat32(f[k][1][l])})
+			tx[l], ty[l] = sim.H2F(p.Lo), sim.H2F(p.Hi)
+		}
+		c := hd[2*b].Add(hd[2*b+1])
+		r := sim.FMA8F(sim.I2F8(c), f8(&tx), f8(&ty))
+		sum = sim.Add8(sum, r)
+	}
+	return sum
+}
+
+// dot8DP4AQ2_K is dp4aDotQ2_K on each lane (-x.mA is Go's minus, as there).
+func dot8DP4AQ2_K(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum archsimd.Float32x8) archsimd.Float32x8 {
+	for h, f := range [2]*y8Scales{f0, f1} {
+		for p := 0; p < 2; p++ {
+			sumf, sumfD8 := archsimd.BroadcastFloat32x8(0), archsimd.BroadcastFloat32x8(0)
+			for q := 0; q < 2; q++ {
+				g := 8*h + (64*p+32*q)/16
+				sumfD8 = sim.FMA8F(archsimd.BroadcastFloat32x8(x.mA[g][0]), sim.I2F8(hd[g]), sumfD8)
+				sumfD8 = sim.FMA8F(archsimd.BroadcastFloat32x8(x.mA[g+1][0]), sim.I2F8(hd[g+1]), sumfD8)
+				if q < 2-p {
+					j := 2 + 4*p + 2*q
+					sumf = sim.FMA8F(archsimd.BroadcastFloat32x8(-x.mA[g][1]), f8(&f[j/2][j%2]), sumf)
+					sumf = sim.FMA8F(archsimd.BroadcastFloat32x8(-x.mA[g+1][1]), f8(&f[(j+1)/2][(j+1)%2]), sumf)
+				} else { // values 96..127 of the y block: the sums pack took
+					sumfD8 = sim.FMA8F(archsimd.BroadcastFloat32x8(-x.mA[g][1]), f8(&f[4][0]), sumfD8)
+					sumfD8 = sim.FMA8F(archsimd.BroadcastFloat32x8(-x.mA[g+1][1]), f8(&f[4][1]), sumfD8)
+				}
+			}
+			sum = sim.Add8(sum, sim.FMA8F(f8(&f[0][p]), sumfD8, sumf))
 		}
 	}
 	return sum

@@ -18,8 +18,8 @@ import (
 // tile8Types are the types with an 8-column dot on both paths; tile8MMATypes those
 // with one on the MMA path only.
 var (
-	tile8Types    = []quant.Type{quant.Q4_K, quant.Q6_K, quant.Q8_0, quant.IQ4_XS, quant.Q5_K, quant.Q5_0, quant.IQ4_NL, quant.MXFP4}
-	tile8MMATypes = []quant.Type{quant.Q4_0, quant.Q4_1, quant.Q5_1, quant.Q3_K, quant.Q2_K}
+	tile8Types    = []quant.Type{quant.Q4_K, quant.Q6_K, quant.Q8_0, quant.IQ4_XS, quant.Q5_K, quant.Q5_0, quant.IQ4_NL, quant.MXFP4, quant.Q3_K, quant.Q2_K, quant.Q4_0, quant.Q4_1, quant.Q5_1}
+	tile8MMATypes []quant.Type
 )
 
 // tile8TypesOf returns the types the 8-column path has on the MMA or the dp4a path.
