@@ -56,32 +56,50 @@ func dot8For(kn *kernel) dot8Func {
 		// Every kernel whose scalar dot one of these is (dot8Q8_0 reads the d of either
 		// layout: the DS4 d of dotQ8_0Q8_1(true) is y8Scales' [k][0] too).
 		dot8Table = map[*kernel]dot8Func{
-			kernels[quant.Q4_K]:       dot8Q8_1,
-			kernels[quant.Q5_K]:       dot8Q8_1,
-			kernels[quant.Q4_1]:       dot8Q8_1,
-			kernels[quant.Q5_1]:       dot8Q8_1,
-			kernels[quant.Q8_0]:       dot8Q8_0,
-			kernels[quant.Q4_0]:       dot8Q8_0,
-			kernels[quant.Q5_0]:       dot8Q8_0,
-			kernels[quant.IQ4_XS]:     dot8Q8_0,
-			kernels[quant.IQ4_NL]:     dot8Q8_0,
-			kernels[quant.MXFP4]:      dot8Q8_0,
-			kernels[quant.Q6_K]:       dot8Q6_K,
-			kernels[quant.Q3_K]:       dot8Q8_0_16,
-			kernels[quant.Q2_K]:       dot8Q2_K,
-			kernelsDP4A[quant.Q4_K]:   dot8DP4AQ4_K,
-			kernelsDP4A[quant.Q5_K]:   dot8DP4AQ4_K,
-			kernelsDP4A[quant.Q8_0]:   dot8DP4AQ8_0,
-			kernelsDP4A[quant.Q5_0]:   dot8DP4AQ8_0,
-			kernelsDP4A[quant.IQ4_XS]: dot8DP4AQ8_0,
-			kernelsDP4A[quant.IQ4_NL]: dot8DP4AQ8_0,
-			kernelsDP4A[quant.MXFP4]:  dot8DP4AQ8_0,
-			kernelsDP4A[quant.Q6_K]:   dot8DP4AQ6_K,
-			kernelsDP4A[quant.Q3_K]:   dot8DP4AQ3_K,
-			kernelsDP4A[quant.Q2_K]:   dot8DP4AQ2_K,
-			kernelsDP4A[quant.Q4_0]:   dot8DP4AQ4_0,
-			kernelsDP4A[quant.Q4_1]:   dot8DP4AQ8_1,
-			kernelsDP4A[quant.Q5_1]:   dot8DP4AQ8_1,
+			kernels[quant.Q4_K]:        dot8Q8_1,
+			kernels[quant.Q5_K]:        dot8Q8_1,
+			kernels[quant.Q4_1]:        dot8Q8_1,
+			kernels[quant.Q5_1]:        dot8Q8_1,
+			kernels[quant.Q8_0]:        dot8Q8_0,
+			kernels[quant.Q4_0]:        dot8Q8_0,
+			kernels[quant.Q5_0]:        dot8Q8_0,
+			kernels[quant.IQ4_XS]:      dot8Q8_0,
+			kernels[quant.IQ4_NL]:      dot8Q8_0,
+			kernels[quant.MXFP4]:       dot8Q8_0,
+			kernels[quant.Q6_K]:        dot8Q6_K,
+			kernels[quant.Q3_K]:        dot8Q8_0_16,
+			kernels[quant.Q2_K]:        dot8Q2_K,
+			kernelsDP4A[quant.Q4_K]:    dot8DP4AQ4_K,
+			kernelsDP4A[quant.Q5_K]:    dot8DP4AQ4_K,
+			kernelsDP4A[quant.Q8_0]:    dot8DP4AQ8_0,
+			kernelsDP4A[quant.Q5_0]:    dot8DP4AQ8_0,
+			kernelsDP4A[quant.IQ4_XS]:  dot8DP4AQ8_0,
+			kernelsDP4A[quant.IQ4_NL]:  dot8DP4AQ8_0,
+			kernelsDP4A[quant.MXFP4]:   dot8DP4AQ8_0,
+			kernelsDP4A[quant.Q6_K]:    dot8DP4AQ6_K,
+			kernelsDP4A[quant.Q3_K]:    dot8DP4AQ3_K,
+			kernelsDP4A[quant.Q2_K]:    dot8DP4AQ2_K,
+			kernelsDP4A[quant.Q4_0]:    dot8DP4AQ4_0,
+			kernelsDP4A[quant.Q4_1]:    dot8DP4AQ8_1,
+			kernelsDP4A[quant.Q5_1]:    dot8DP4AQ8_1,
+			kernels[quant.IQ2_XXS]:     dot8Q8_0,
+			kernels[quant.IQ3_XXS]:     dot8Q8_0,
+			kernels[quant.IQ3_S]:       dot8Q8_0,
+			kernels[quant.Q1_0]:        dot8Q8_0,
+			kernels[quant.Q2_0]:        dot8Q8_0,
+			kernels[quant.IQ2_XS]:      dot8Q8_0_16,
+			kernels[quant.IQ2_S]:       dot8Q8_0_16,
+			kernels[quant.NVFP4]:       dot8Q8_0_16,
+			kernels[quant.IQ1_S]:       dot8Q8_1,
+			kernelsDP4A[quant.IQ2_XXS]: dot8DP4AQ8_0,
+			kernelsDP4A[quant.IQ3_XXS]: dot8DP4AQ8_0,
+			kernelsDP4A[quant.IQ3_S]:   dot8DP4AQ8_0,
+			kernelsDP4A[quant.Q1_0]:    dot8DP4AQ8_0,
+			kernelsDP4A[quant.Q2_0]:    dot8DP4AQ8_0,
+			kernelsDP4A[quant.IQ2_XS]:  dot8DP4AQ8_0_16,
+			kernelsDP4A[quant.IQ2_S]:   dot8DP4AQ8_0_16,
+			kernelsDP4A[quant.NVFP4]:   dot8DP4AQ8_0_16,
+			kernelsDP4A[quant.IQ1_S]:   dot8DP4AQ8_1,
 		}
 		delete(dot8Table, nil)
 	})
@@ -489,6 +507,18 @@ func dot8DP4AQ2_K(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum arch
 			}
 			sum = sim.Add8(sum, sim.FMA8F(f8(&f[0][p]), sumfD8, sumf))
 		}
+	}
+	return sum
+}
+
+// dot8DP4AQ8_0_16 is dp4aDotQ8_0_16 on each lane.
+func dot8DP4AQ8_0_16(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum archsimd.Float32x8) archsimd.Float32x8 {
+	zero := archsimd.BroadcastFloat32x8(0)
+	for b := 0; b < 8; b++ {
+		f, k := y8Half(f0, f1, b)
+		sf := sim.FMA8F(archsimd.BroadcastFloat32x8(x.df[2*b]), sim.I2F8(hd[2*b]), zero)
+		sf = sim.FMA8F(archsimd.BroadcastFloat32x8(x.df[2*b+1]), sim.I2F8(hd[2*b+1]), sf)
+		sum = sim.FMA8F(f8(&f[k][0]), sf, sum)
 	}
 	return sum
 }

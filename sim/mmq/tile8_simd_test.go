@@ -18,7 +18,8 @@ import (
 // tile8Types are the types with an 8-column dot on both paths; tile8MMATypes those
 // with one on the MMA path only.
 var (
-	tile8Types    = []quant.Type{quant.Q4_K, quant.Q6_K, quant.Q8_0, quant.IQ4_XS, quant.Q5_K, quant.Q5_0, quant.IQ4_NL, quant.MXFP4, quant.Q3_K, quant.Q2_K, quant.Q4_0, quant.Q4_1, quant.Q5_1}
+	tile8Types = []quant.Type{quant.Q4_K, quant.Q6_K, quant.Q8_0, quant.IQ4_XS, quant.Q5_K, quant.Q5_0, quant.IQ4_NL, quant.MXFP4, quant.Q3_K, quant.Q2_K, quant.Q4_0, quant.Q4_1, quant.Q5_1,
+		quant.IQ2_XXS, quant.IQ2_XS, quant.IQ2_S, quant.IQ3_XXS, quant.IQ3_S, quant.IQ1_S, quant.Q1_0, quant.Q2_0, quant.NVFP4}
 	tile8MMATypes []quant.Type
 )
 
