@@ -243,3 +243,29 @@ func TestTile8GOMAXPROCS(t *testing.T) {
 		}
 	}
 }
+
+// Every kernel of either path has an 8-column dot, and the types the tests above run
+// are exactly those: a kernel added without one, or one left out of tile8Types, fails.
+func TestTile8CoversEveryKernel(t *testing.T) {
+	for _, dp4a := range []bool{false, true} {
+		ks := kernels
+		if dp4a {
+			ks = kernelsDP4A
+		}
+		tested := map[quant.Type]bool{}
+		for _, typ := range tile8TypesOf(dp4a) {
+			tested[typ] = true
+		}
+		for typ, kn := range ks {
+			if dot8For(kn) == nil {
+				t.Errorf("%v dp4a=%v: no 8-column dot", typ, dp4a)
+			}
+			if !tested[typ] {
+				t.Errorf("%v dp4a=%v: not in the types TestTile8MatchesScalar runs", typ, dp4a)
+			}
+		}
+		if len(tested) != len(ks) {
+			t.Errorf("dp4a=%v: %d types tested, %d kernels", dp4a, len(tested), len(ks))
+		}
+	}
+}
