@@ -58,7 +58,7 @@ func benchH200(tb testing.TB, dp4a bool) sim.Device {
 // run it with -benchtime=1x.
 func BenchmarkMulMat(b *testing.B) {
 	const k, n, m = 4096, 14336, 512
-	for _, typ := range []quant.Type{quant.Q4_K, quant.Q6_K, quant.Q8_0, quant.IQ4_XS} {
+	for _, typ := range []quant.Type{quant.Q4_K, quant.Q6_K, quant.Q8_0, quant.IQ4_XS, quant.Q2_K, quant.Q3_K} {
 		b.Run(fmt.Sprintf("type=%v/k=%d/n=%d/m=%d", typ, k, n, m), func(b *testing.B) {
 			benchMulMat(b, false, typ, k, n, m)
 		})
