@@ -58,20 +58,21 @@ func benchH200(tb testing.TB, dp4a bool) sim.Device {
 // run it with -benchtime=1x.
 func BenchmarkMulMat(b *testing.B) {
 	const k, n, m = 4096, 14336, 512
-	for _, typ := range []quant.Type{quant.Q4_K, quant.Q6_K, quant.Q8_0, quant.IQ4_XS} {
+	for _, typ := range []quant.Type{quant.Q4_K, quant.Q6_K, quant.Q8_0, quant.IQ4_XS, quant.Q2_K, quant.Q3_K} {
 		b.Run(fmt.Sprintf("type=%v/k=%d/n=%d/m=%d", typ, k, n, m), func(b *testing.B) {
 			benchMulMat(b, false, typ, k, n, m)
 		})
 	}
 }
 
-// BenchmarkMulMatDP4A is BenchmarkMulMat on the dp4a path (a build without int8 MMA),
-// Q4_K only.
+// BenchmarkMulMatDP4A is BenchmarkMulMat on the dp4a path (a build without int8 MMA).
 func BenchmarkMulMatDP4A(b *testing.B) {
 	const k, n, m = 4096, 14336, 512
-	b.Run(fmt.Sprintf("type=%v/k=%d/n=%d/m=%d", quant.Q4_K, k, n, m), func(b *testing.B) {
-		benchMulMat(b, true, quant.Q4_K, k, n, m)
-	})
+	for _, typ := range []quant.Type{quant.Q4_K, quant.Q2_K, quant.Q3_K, quant.Q4_1} {
+		b.Run(fmt.Sprintf("type=%v/k=%d/n=%d/m=%d", typ, k, n, m), func(b *testing.B) {
+			benchMulMat(b, true, typ, k, n, m)
+		})
+	}
 }
 
 func benchMulMat(b *testing.B, dp4a bool, typ quant.Type, k, n, m int) {

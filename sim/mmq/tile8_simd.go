@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ggsim/ggsim/f16"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
 	"github.com/ggsim/ggsim/sim/q8"
@@ -40,8 +41,9 @@ type dot8Func func(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum arc
 
 // y8Scales is what the kernels' dots read of one y block's header for eight columns:
 // [k][0] = d4[k] (D4) or the half d of ds4[k] as float (DS4), [k][1] = the half sum of
-// ds4[k] as float (DS4), per lane.
-type y8Scales [4][2][8]float32
+// ds4[k] as float (DS4), per lane; D2S6: [j/2][j%2] = d2s6[j] as float (j = 0..7) and
+// [4][0], [4][1] = the exact sums of the int8 values 96..111 and 112..127 as float.
+type y8Scales [5][2][8]float32
 
 var (
 	dot8Once  sync.Once
@@ -54,25 +56,50 @@ func dot8For(kn *kernel) dot8Func {
 		// Every kernel whose scalar dot one of these is (dot8Q8_0 reads the d of either
 		// layout: the DS4 d of dotQ8_0Q8_1(true) is y8Scales' [k][0] too).
 		dot8Table = map[*kernel]dot8Func{
-			kernels[quant.Q4_K]:       dot8Q8_1,
-			kernels[quant.Q5_K]:       dot8Q8_1,
-			kernels[quant.Q4_1]:       dot8Q8_1,
-			kernels[quant.Q5_1]:       dot8Q8_1,
-			kernels[quant.Q8_0]:       dot8Q8_0,
-			kernels[quant.Q4_0]:       dot8Q8_0,
-			kernels[quant.Q5_0]:       dot8Q8_0,
-			kernels[quant.IQ4_XS]:     dot8Q8_0,
-			kernels[quant.IQ4_NL]:     dot8Q8_0,
-			kernels[quant.MXFP4]:      dot8Q8_0,
-			kernels[quant.Q6_K]:       dot8Q6_K,
-			kernelsDP4A[quant.Q4_K]:   dot8DP4AQ4_K,
-			kernelsDP4A[quant.Q5_K]:   dot8DP4AQ4_K,
-			kernelsDP4A[quant.Q8_0]:   dot8DP4AQ8_0,
-			kernelsDP4A[quant.Q5_0]:   dot8DP4AQ8_0,
-			kernelsDP4A[quant.IQ4_XS]: dot8DP4AQ8_0,
-			kernelsDP4A[quant.IQ4_NL]: dot8DP4AQ8_0,
-			kernelsDP4A[quant.MXFP4]:  dot8DP4AQ8_0,
-			kernelsDP4A[quant.Q6_K]:   dot8DP4AQ6_K,
+			kernels[quant.Q4_K]:        dot8Q8_1,
+			kernels[quant.Q5_K]:        dot8Q8_1,
+			kernels[quant.Q4_1]:        dot8Q8_1,
+			kernels[quant.Q5_1]:        dot8Q8_1,
+			kernels[quant.Q8_0]:        dot8Q8_0,
+			kernels[quant.Q4_0]:        dot8Q8_0,
+			kernels[quant.Q5_0]:        dot8Q8_0,
+			kernels[quant.IQ4_XS]:      dot8Q8_0,
+			kernels[quant.IQ4_NL]:      dot8Q8_0,
+			kernels[quant.MXFP4]:       dot8Q8_0,
+			kernels[quant.Q6_K]:        dot8Q6_K,
+			kernels[quant.Q3_K]:        dot8Q8_0_16,
+			kernels[quant.Q2_K]:        dot8Q2_K,
+			kernelsDP4A[quant.Q4_K]:    dot8DP4AQ4_K,
+			kernelsDP4A[quant.Q5_K]:    dot8DP4AQ4_K,
+			kernelsDP4A[quant.Q8_0]:    dot8DP4AQ8_0,
+			kernelsDP4A[quant.Q5_0]:    dot8DP4AQ8_0,
+			kernelsDP4A[quant.IQ4_XS]:  dot8DP4AQ8_0,
+			kernelsDP4A[quant.IQ4_NL]:  dot8DP4AQ8_0,
+			kernelsDP4A[quant.MXFP4]:   dot8DP4AQ8_0,
+			kernelsDP4A[quant.Q6_K]:    dot8DP4AQ6_K,
+			kernelsDP4A[quant.Q3_K]:    dot8DP4AQ3_K,
+			kernelsDP4A[quant.Q2_K]:    dot8DP4AQ2_K,
+			kernelsDP4A[quant.Q4_0]:    dot8DP4AQ4_0,
+			kernelsDP4A[quant.Q4_1]:    dot8DP4AQ8_1,
+			kernelsDP4A[quant.Q5_1]:    dot8DP4AQ8_1,
+			kernels[quant.IQ2_XXS]:     dot8Q8_0,
+			kernels[quant.IQ3_XXS]:     dot8Q8_0,
+			kernels[quant.IQ3_S]:       dot8Q8_0,
+			kernels[quant.Q1_0]:        dot8Q8_0,
+			kernels[quant.Q2_0]:        dot8Q8_0,
+			kernels[quant.IQ2_XS]:      dot8Q8_0_16,
+			kernels[quant.IQ2_S]:       dot8Q8_0_16,
+			kernels[quant.NVFP4]:       dot8Q8_0_16,
+			kernels[quant.IQ1_S]:       dot8Q8_1,
+			kernelsDP4A[quant.IQ2_XXS]: dot8DP4AQ8_0,
+			kernelsDP4A[quant.IQ3_XXS]: dot8DP4AQ8_0,
+			kernelsDP4A[quant.IQ3_S]:   dot8DP4AQ8_0,
+			kernelsDP4A[quant.Q1_0]:    dot8DP4AQ8_0,
+			kernelsDP4A[quant.Q2_0]:    dot8DP4AQ8_0,
+			kernelsDP4A[quant.IQ2_XS]:  dot8DP4AQ8_0_16,
+			kernelsDP4A[quant.IQ2_S]:   dot8DP4AQ8_0_16,
+			kernelsDP4A[quant.NVFP4]:   dot8DP4AQ8_0_16,
+			kernelsDP4A[quant.IQ1_S]:   dot8DP4AQ8_1,
 		}
 		delete(dot8Table, nil)
 	})
@@ -196,6 +223,13 @@ func (ts *tile8Scratch) pack(layout q8.Layout, kbLo, kbHi, ng, ncol int, at func
 				copy(dst[v*32+4*l:v*32+4*l+4], q[:])
 			}
 			f := &ts.yf[o]
+			if layout == q8.D2S6 {
+				for j := 0; j < 8; j++ {
+					f[j/2][j%2][l] = sim.H2F(b.D2S6(j))
+				}
+				f[4][0][l], f[4][1][l] = sim.I2F(sumI8(b.Qs[96:112])), sim.I2F(sumI8(b.Qs[112:128]))
+				continue
+			}
 			for k := 0; k < 4; k++ {
 				if layout == q8.D4 {
 					f[k][0][l] = sim.FTZ(b.D4(k)) // flushed once here: every use flushes it
@@ -373,6 +407,144 @@ func dot8DP4AQ6_K(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum arch
 			sd = sim.FMA8F(f8(&f[k][0]), sim.I2F8(n), sd)
 		}
 		sum = sim.FMA8F(d6, sd, sum)
+	}
+	return sum
+}
+
+// dot8Q8_0_16 is dotQ8_0_16Q8_1 on each lane.
+func dot8Q8_0_16(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum archsimd.Float32x8) archsimd.Float32x8 {
+	for b := 0; b < 8; b++ {
+		f, k := y8Half(f0, f1, b)
+		in := sim.FMA8F(sim.I2F8(hd[2*b]), archsimd.BroadcastFloat32x8(x.df[2*b]), sim.Mul8F(sim.I2F8(hd[2*b+1]), archsimd.BroadcastFloat32x8(x.df[2*b+1])))
+		sum = sim.FMA8F(f8(&f[k][0]), in, sum)
+	}
+	return sum
+}
+
+// dot8Q2_K is dotQ2_K on each lane. Its tmp - fused sum is Add8 of the negation: Sub's
+// FTZ(RN(FTZ(a) - FTZ(b))) with NaN canonical is Add's of a and the flushed -b.
+func dot8Q2_K(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum archsimd.Float32x8) archsimd.Float32x8 {
+	for h, f := range [2]*y8Scales{f0, f1} {
+		for q := 0; q < 4; q++ {
+			s0 := 8*h + 2*q
+			b := 4*h + q
+			tmp := sim.FMA8F(sim.I2F8(hd[2*b]), archsimd.BroadcastFloat32x8(x.mA[s0][0]), sim.Mul8F(sim.I2F8(hd[2*b+1]), archsimd.BroadcastFloat32x8(x.mA[s0+1][0])))
+			if q == 3 {
+				m := sim.FMA8F(f8(&f[4][0]), archsimd.BroadcastFloat32x8(x.mA[s0][1]), sim.Mul8F(f8(&f[4][1]), archsimd.BroadcastFloat32x8(x.mA[s0+1][1])))
+				tmp = sim.Add8(tmp, sim.Neg8(m))
+			}
+			sum = sim.FMA8F(tmp, f8(&f[0][q/2]), sum)
+		}
+		for q := 0; q < 3; q++ {
+			s0 := 8*h + 2*q
+			j := 2 + 2*q
+			sum = sim.FMA8F(archsimd.BroadcastFloat32x8(sim.Neg(x.mA[s0][1])), f8(&f[j/2][j%2]), sum)
+			sum = sim.FMA8F(archsimd.BroadcastFloat32x8(sim.Neg(x.mA[s0+1][1])), f8(&f[(j+1)/2][(j+1)%2]), sum)
+		}
+	}
+	return sum
+}
+
+// dot8DP4AQ3_K is dp4aDotQ3_K on each lane.
+func dot8DP4AQ3_K(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum archsimd.Float32x8) archsimd.Float32x8 {
+	d3 := archsimd.BroadcastFloat32x8(x.df[0])
+	for b := 0; b < 8; b++ {
+		f, k := y8Half(f0, f1, b)
+		n := hd[2*b].Mul(archsimd.BroadcastInt32x8(x.sc[2*b])).Add(hd[2*b+1].Mul(archsimd.BroadcastInt32x8(x.sc[2*b+1])))
+		sum = sim.FMA8F(sim.Mul8F(d3, f8(&f[k][0])), sim.I2F8(n), sum)
+	}
+	return sum
+}
+
+// dot8DP4AQ4_0 is dp4aDotQ4_0 on each lane (-Mul(8, s8) is Go's minus: negRaw8).
+func dot8DP4AQ4_0(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum archsimd.Float32x8) archsimd.Float32x8 {
+	eight := archsimd.BroadcastFloat32x8(8)
+	for b := 0; b < 8; b++ {
+		f, k := y8Half(f0, f1, b)
+		c := hd[2*b].Add(hd[2*b+1])
+		inner := sim.FMA8F(sim.I2F8(c), f8(&f[k][0]), negRaw8(sim.Mul8F(eight, f8(&f[k][1]))))
+		sum = sim.FMA8F(archsimd.BroadcastFloat32x8(x.df[b]), inner, sum)
+	}
+	return sum
+}
+
+// dot8DP4AQ8_1 is dp4aDotQ8_1 (Q4_1, Q5_1, IQ1_S) on each lane, its half2 product
+// dm*ds by hmul8.
+func dot8DP4AQ8_1(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum archsimd.Float32x8) archsimd.Float32x8 {
+	for b := 0; b < 8; b++ {
+		f, k := y8Half(f0, f1, b)
+		tx := hmul8(archsimd.BroadcastFloat32x8(sim.H2F(x.dmh[b].Lo)), f8(&f[k][0]))
+		ty := hmul8(archsimd.BroadcastFloat32x8(sim.H2F(x.dmh[b].Hi)), f8(&f[k][1]))
+		c := hd[2*b].Add(hd[2*b+1])
+		sum = sim.Add8(sum, sim.FMA8F(sim.I2F8(c), tx, ty))
+	}
+	return sum
+}
+
+var (
+	v8HalfNaN  = archsimd.BroadcastFloat32x8(sim.H2F(f16.CanonicalNaN)).AsInt32x8()
+	v8Abs      = archsimd.BroadcastInt32x8(0x7fffffff)
+	v8Sign     = archsimd.BroadcastInt32x8(-0x80000000)
+	v8HalfMin  = archsimd.BroadcastInt32x8(0x38800000) // 2^-14, the least normal half
+	v8HalfOvf  = archsimd.BroadcastInt32x8(0x47800000) // 2^16: rounded results from it on overflow
+	v8Inf32    = archsimd.BroadcastInt32x8(0x7f800000)
+	v8Round    = archsimd.BroadcastInt32x8(0xfff)
+	v8One      = archsimd.BroadcastInt32x8(1)
+	v8Keep     = archsimd.BroadcastInt32x8(0x1fff)
+	v8HalfBias = archsimd.BroadcastFloat32x8(0.5)
+)
+
+// hmul8 is sim.H2F(f16.Mul(a, b)) on each lane for a and b holding halves as float32
+// (sim.H2F values). The product is exact in float32 (at most 22 significant bits, 0 or
+// |p| in [2^-48, 2^32], Inf); it is rounded to binary16 as f16.FromFloat32 does: to
+// nearest even at 11 bits (add 0xfff plus the lowest kept bit, clear the 13 dropped
+// bits) where |p| >= 2^-14, overflowing to Inf from 65520 (the rounded 2^16); below
+// 2^-14 to a multiple of 2^-24 ((|p| + 0.5) - 0.5: the ulp of [0.5, 1) is 2^-24, and
+// its even ties are the half subnormal's); the sign kept. A NaN operand or 0·Inf gives
+// the canonical half NaN, as f16.Mul.
+func hmul8(a, b archsimd.Float32x8) archsimd.Float32x8 {
+	p := a.Mul(b)
+	pi := p.AsInt32x8()
+	ab := pi.And(v8Abs)
+	nr := ab.Add(v8Round).Add(ab.ShiftAllRight(13).And(v8One)).AndNot(v8Keep)
+	nr = v8Inf32.Merge(nr, nr.GreaterEqual(v8HalfOvf))
+	sr := ab.AsFloat32x8().Add(v8HalfBias).Sub(v8HalfBias).AsInt32x8()
+	r := sr.Merge(nr, ab.Less(v8HalfMin)).Or(pi.And(v8Sign))
+	return v8HalfNaN.Merge(r, p.IsNaN()).AsFloat32x8()
+}
+
+// dot8DP4AQ2_K is dp4aDotQ2_K on each lane (-x.mA is Go's minus, as there).
+func dot8DP4AQ2_K(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum archsimd.Float32x8) archsimd.Float32x8 {
+	for h, f := range [2]*y8Scales{f0, f1} {
+		for p := 0; p < 2; p++ {
+			sumf, sumfD8 := archsimd.BroadcastFloat32x8(0), archsimd.BroadcastFloat32x8(0)
+			for q := 0; q < 2; q++ {
+				g := 8*h + (64*p+32*q)/16
+				sumfD8 = sim.FMA8F(archsimd.BroadcastFloat32x8(x.mA[g][0]), sim.I2F8(hd[g]), sumfD8)
+				sumfD8 = sim.FMA8F(archsimd.BroadcastFloat32x8(x.mA[g+1][0]), sim.I2F8(hd[g+1]), sumfD8)
+				if q < 2-p {
+					j := 2 + 4*p + 2*q
+					sumf = sim.FMA8F(archsimd.BroadcastFloat32x8(-x.mA[g][1]), f8(&f[j/2][j%2]), sumf)
+					sumf = sim.FMA8F(archsimd.BroadcastFloat32x8(-x.mA[g+1][1]), f8(&f[(j+1)/2][(j+1)%2]), sumf)
+				} else { // values 96..127 of the y block: the sums pack took
+					sumfD8 = sim.FMA8F(archsimd.BroadcastFloat32x8(-x.mA[g][1]), f8(&f[4][0]), sumfD8)
+					sumfD8 = sim.FMA8F(archsimd.BroadcastFloat32x8(-x.mA[g+1][1]), f8(&f[4][1]), sumfD8)
+				}
+			}
+			sum = sim.Add8(sum, sim.FMA8F(f8(&f[0][p]), sumfD8, sumf))
+		}
+	}
+	return sum
+}
+
+// dot8DP4AQ8_0_16 is dp4aDotQ8_0_16 on each lane.
+func dot8DP4AQ8_0_16(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum archsimd.Float32x8) archsimd.Float32x8 {
+	zero := archsimd.BroadcastFloat32x8(0)
+	for b := 0; b < 8; b++ {
+		f, k := y8Half(f0, f1, b)
+		sf := sim.FMA8F(archsimd.BroadcastFloat32x8(x.df[2*b]), sim.I2F8(hd[2*b]), zero)
+		sf = sim.FMA8F(archsimd.BroadcastFloat32x8(x.df[2*b+1]), sim.I2F8(hd[2*b+1]), sf)
+		sum = sim.FMA8F(f8(&f[k][0]), sf, sum)
 	}
 	return sum
 }

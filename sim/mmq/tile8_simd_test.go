@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"simd/archsimd"
 	"testing"
 
 	"github.com/ggsim/ggsim/f16"
@@ -18,8 +19,9 @@ import (
 // tile8Types are the types with an 8-column dot on both paths; tile8MMATypes those
 // with one on the MMA path only.
 var (
-	tile8Types    = []quant.Type{quant.Q4_K, quant.Q6_K, quant.Q8_0, quant.IQ4_XS, quant.Q5_K, quant.Q5_0, quant.IQ4_NL, quant.MXFP4}
-	tile8MMATypes = []quant.Type{quant.Q4_0, quant.Q4_1, quant.Q5_1}
+	tile8Types = []quant.Type{quant.Q4_K, quant.Q6_K, quant.Q8_0, quant.IQ4_XS, quant.Q5_K, quant.Q5_0, quant.IQ4_NL, quant.MXFP4, quant.Q3_K, quant.Q2_K, quant.Q4_0, quant.Q4_1, quant.Q5_1,
+		quant.IQ2_XXS, quant.IQ2_XS, quant.IQ2_S, quant.IQ3_XXS, quant.IQ3_S, quant.IQ1_S, quant.Q1_0, quant.Q2_0, quant.NVFP4}
+	tile8MMATypes []quant.Type
 )
 
 // tile8TypesOf returns the types the 8-column path has on the MMA or the dp4a path.
@@ -62,6 +64,10 @@ func edgeScaleOffsets(typ quant.Type) []int {
 		return []int{0, 2}
 	case quant.Q6_K:
 		return []int{208}
+	case quant.Q3_K:
+		return []int{108}
+	case quant.Q2_K:
+		return []int{80, 82}
 	}
 	return []int{0} // Q8_0, Q4_0, Q5_0, IQ4_XS, IQ4_NL; MXFP4: its E8M0 scale and first values
 }
@@ -237,4 +243,63 @@ func TestTile8GOMAXPROCS(t *testing.T) {
 			requireSameBits(t, fmt.Sprintf("%v dp4a=%v GOMAXPROCS 1 vs 2", typ, dp4a), outs[0], outs[1])
 		}
 	}
+}
+
+// Every kernel of either path has an 8-column dot, and the types the tests above run
+// are exactly those: a kernel added without one, or one left out of tile8Types, fails.
+func TestTile8CoversEveryKernel(t *testing.T) {
+	for _, dp4a := range []bool{false, true} {
+		ks := kernels
+		if dp4a {
+			ks = kernelsDP4A
+		}
+		tested := map[quant.Type]bool{}
+		for _, typ := range tile8TypesOf(dp4a) {
+			tested[typ] = true
+		}
+		for typ, kn := range ks {
+			if dot8For(kn) == nil {
+				t.Errorf("%v dp4a=%v: no 8-column dot", typ, dp4a)
+			}
+			if !tested[typ] {
+				t.Errorf("%v dp4a=%v: not in the types TestTile8MatchesScalar runs", typ, dp4a)
+			}
+		}
+		if len(tested) != len(ks) {
+			t.Errorf("dp4a=%v: %d types tested, %d kernels", dp4a, len(tested), len(ks))
+		}
+	}
+}
+
+// hmul8 gives f16.Mul's bits (as sim.H2F floats) for every half a against 64 random
+// halves and the edge halves (zeros, subnormals, the least and largest normals, the
+// overflow and rounding boundaries, Inf, NaN), seed printed.
+func TestHmul8(t *testing.T) {
+	const seed = 2414
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 10))
+	bs := []f16.Half{0x0000, 0x8000, 0x0001, 0x8001, 0x03ff, 0x0400, 0x3c00, 0xbc00, 0x3c01, 0x3555, 0x7bff, 0xfbff, 0x5bff, 0x1000, 0x0c00, 0x7c00, 0xfc00, 0x7e00, 0x7e01, 0xfe01}
+	for len(bs) < 88 { // a multiple of 8
+		bs = append(bs, f16.Half(r.Uint32()))
+	}
+	var av, bv, got [8]float32
+	var want [8]uint32
+	n := 0
+	for a := 0; a < 1<<16; a++ {
+		for i, b := range bs {
+			l := i % 8
+			av[l], bv[l] = sim.H2F(f16.Half(a)), sim.H2F(b)
+			want[l] = math.Float32bits(sim.H2F(f16.Mul(f16.Half(a), b)))
+			if l == 7 {
+				hmul8(archsimd.LoadFloat32x8(&av), archsimd.LoadFloat32x8(&bv)).Store(&got)
+				for k := range got {
+					if math.Float32bits(got[k]) != want[k] {
+						t.Fatalf("hmul8(%g, %g) = %#08x, f16.Mul gives %#08x", av[k], bv[k], math.Float32bits(got[k]), want[k])
+					}
+					n++
+				}
+			}
+		}
+	}
+	t.Logf("%d products equal", n)
 }
