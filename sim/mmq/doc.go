@@ -60,9 +60,9 @@
 // neither changes a bit (TestPackedDotsExact, TestMulMatGOMAXPROCS). BenchmarkMulMat
 // measures an FFN-sized layer; docs/speed.md records its numbers and profile.
 //
-// Built with GOEXPERIMENT=simd on amd64 (AVX2 and FMA), tiles of Q4_K, Q5_K, Q6_K, Q8_0,
-// Q5_0, IQ4_XS, IQ4_NL and MXFP4 (both paths) and Q4_0, Q4_1, Q5_1 (MMA path), MUL_MAT
-// and MUL_MAT_ID, run eight columns side by side
+// Built with GOEXPERIMENT=simd on amd64 (AVX2 and FMA), tiles of every type with an MMQ
+// kernel (both paths; TestTile8CoversEveryKernel), MUL_MAT and MUL_MAT_ID, run eight
+// columns side by side
 // (tile8_simd.go): the integer dots by VPMADDUBSW/VPMADDWD on y blocks transposed once
 // per tile, each column's float sequence in its own lane with package sim's 8-lane
 // functions. TestTile8MatchesScalar, TestTile8MatchesScalarID and TestTile8GOMAXPROCS
