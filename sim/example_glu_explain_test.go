@@ -9,7 +9,7 @@ import (
 // The fused swiglu epilogue of gate sum -1.5 and up sum 2, one instruction a line.
 func ExampleExplainGLUFused() {
 	for i, s := range sim.ExplainGLUFused(sim.GLUSwiGLU, -1.5, 2, 0, 0) {
-		fmt.Printf("#%d %-4v %-30s = %.9g\n", i, s.Op, s.What, s.Out)
+		fmt.Printf("#%d %-4v %-30s = %.9g\n", i, s.Op, s.What, s.Float)
 	}
 	fmt.Printf("GLUFused: %.9g\n", sim.GLUFused(sim.GLUSwiGLU, -1.5, 2, 0, 0))
 	// Output:

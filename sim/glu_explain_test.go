@@ -23,36 +23,12 @@ func gluInputs(seed uint64, n int) []float32 {
 	return vs
 }
 
-// replay checks that every step recomputes from its operands (a Ref names an earlier
-// step, whose Out it carries) and that every step but the last is used by a later one.
-func replay(t *testing.T, what string, steps []GLUStep) {
+// replay checks the steps with CheckSteps (each recomputes from its operands, every
+// step but the last used).
+func replay(t *testing.T, what string, steps []Step) {
 	t.Helper()
-	used := make([]bool, len(steps))
-	for i, s := range steps {
-		if len(s.Args) != s.Op.Arity() {
-			t.Fatalf("%s: step %d %v has %d operands", what, i, s.Op, len(s.Args))
-		}
-		vals := make([]float32, len(s.Args))
-		for k, a := range s.Args {
-			if a.Ref >= i {
-				t.Fatalf("%s: step %d refers to step %d", what, i, a.Ref)
-			}
-			if a.Ref >= 0 {
-				if math.Float32bits(a.Val) != math.Float32bits(steps[a.Ref].Out) {
-					t.Fatalf("%s: step %d operand %d is not step %d's result", what, i, k, a.Ref)
-				}
-				used[a.Ref] = true
-			}
-			vals[k] = a.Val
-		}
-		if got := s.Op.Eval(vals...); math.Float32bits(got) != math.Float32bits(s.Out) {
-			t.Fatalf("%s: step %d %v(%v) = %#08x, recorded %#08x", what, i, s.Op, vals, math.Float32bits(got), math.Float32bits(s.Out))
-		}
-	}
-	for i := range len(steps) - 1 {
-		if !used[i] {
-			t.Fatalf("%s: step %d (%s) is not used", what, i, steps[i].What)
-		}
+	if err := CheckSteps(steps); err != nil {
+		t.Fatalf("%s: %v", what, err)
 	}
 }
 
@@ -92,11 +68,11 @@ func TestExplainGLU(t *testing.T) {
 					replay(t, "fused", fs)
 					replay(t, "unfused", us)
 				}
-				if want, got := GLUFused(op, g, u, bias, 0), fs[len(fs)-1].Out; math.Float32bits(got) != math.Float32bits(want) {
+				if want, got := GLUFused(op, g, u, bias, 0), fs[len(fs)-1].Float; math.Float32bits(got) != math.Float32bits(want) {
 					t.Fatalf("seed %d: op %d fused(gate %#08x, up %#08x, bias %#08x): explained %#08x, GLUFused %#08x",
 						seed, op, math.Float32bits(g), math.Float32bits(u), math.Float32bits(bias), math.Float32bits(got), math.Float32bits(want))
 				}
-				if want, got := GLUUnfused(op, g, u, alpha, limit), us[len(us)-1].Out; math.Float32bits(got) != math.Float32bits(want) {
+				if want, got := GLUUnfused(op, g, u, alpha, limit), us[len(us)-1].Float; math.Float32bits(got) != math.Float32bits(want) {
 					t.Fatalf("seed %d: op %d unfused(gate %#08x, up %#08x, alpha %g, limit %g): explained %#08x, GLUUnfused %#08x",
 						seed, op, math.Float32bits(g), math.Float32bits(u), alpha, limit, math.Float32bits(got), math.Float32bits(want))
 				}
@@ -111,11 +87,11 @@ func TestExplainGLU(t *testing.T) {
 func TestExplainGLUBiasAdd(t *testing.T) {
 	negZero := float32(math.Copysign(0, -1))
 	s := ExplainGLUFused(GLUSwiGLU, 1, negZero, 0, 0)
-	if got := s[len(s)-1].Out; math.Float32bits(got) != 0 {
+	if got := s[len(s)-1].Float; math.Float32bits(got) != 0 {
 		t.Fatalf("fused swiglu(gate 1, up -0) = %#08x, want +0", math.Float32bits(got))
 	}
 	u := ExplainGLUUnfused(GLUSwiGLU, 1, negZero, 0, 0)
-	if got := u[len(u)-1].Out; math.Float32bits(got) != 0x80000000 {
+	if got := u[len(u)-1].Float; math.Float32bits(got) != 0x80000000 {
 		t.Fatalf("unfused swiglu(gate 1, up -0) = %#08x, want -0", math.Float32bits(got))
 	}
 }
@@ -137,7 +113,7 @@ func TestExplainGLUSamplesH200(t *testing.T) {
 			want float32
 		}{{GLUSwiGLU, f(i, 7)}, {GLUGeGLU, f(i, 8)}, {GLUSwiGLUOAI, f(i, 6)}} {
 			s := ExplainGLUUnfused(c.op, x, g, alpha, limit)
-			if got := s[len(s)-1].Out; math.Float32bits(got) != math.Float32bits(c.want) {
+			if got := s[len(s)-1].Float; math.Float32bits(got) != math.Float32bits(c.want) {
 				t.Fatalf("record %d, op %d (x %#08x, g %#08x): explained %#08x, H200 %#08x", i, c.op, math.Float32bits(x), math.Float32bits(g), math.Float32bits(got), math.Float32bits(c.want))
 			}
 		}

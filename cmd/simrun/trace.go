@@ -149,7 +149,7 @@ type vecDotJSON struct {
 	Steps []stepJSON `json:"steps,omitempty"`
 }
 
-// stepJSON is one mmvq.Step: an int result (dp4a, imul, iadd, idiv) in int, a float one
+// stepJSON is one sim.Step: an int result (dp4a, imul, iadd, idiv) in int, a float one
 // in value.
 type stepJSON struct {
 	Op    string        `json:"op"`
@@ -167,36 +167,9 @@ type stepArgJSON struct {
 	Value *f32v  `json:"value,omitempty"`
 }
 
-func stepsJSON(st *mmvq.VecDotSteps) []stepJSON {
-	out := make([]stepJSON, len(st.Steps))
-	for i, s := range st.Steps {
-		j := stepJSON{Op: s.Op.String(), What: s.What, Args: make([]stepArgJSON, len(s.Args))}
-		if s.Op.IntResult() {
-			j.Int = &s.Int
-		} else {
-			v := f32v(s.Float)
-			j.Value = &v
-		}
-		for k, a := range s.Args {
-			aj := stepArgJSON{Name: a.Name}
-			if a.Ref >= 0 {
-				aj.Ref = &a.Ref
-			}
-			if s.Op.IntArgs() {
-				aj.Int = &a.Int
-			} else {
-				v := f32v(a.Float)
-				aj.Value = &v
-			}
-			j.Args[k] = aj
-		}
-		out[i] = j
-	}
-	return out
-}
-
-// scaleStepsJSON is an mmq iteration's scale steps as trace's steps.
-func scaleStepsJSON(steps []mmq.ScaleStep) []stepJSON {
+// stepsJSON is a step-through (package sim's step model: vec_dot, mmq scale or GLU
+// epilogue steps) as trace's JSON steps.
+func stepsJSON(steps []sim.Step) []stepJSON {
 	out := make([]stepJSON, len(steps))
 	for i, s := range steps {
 		j := stepJSON{Op: s.Op.String(), What: s.What, Args: make([]stepArgJSON, len(s.Args))}
@@ -715,7 +688,7 @@ func traceMMVQ(in *traceInput, row, col, maxBlocks, stepLanes int) (*mmvqTraceJS
 				if math.Float32bits(st.Out) != math.Float32bits(e.Out) {
 					t.StepsMatch = false
 				}
-				v.Steps = stepsJSON(st)
+				v.Steps = stepsJSON(st.Steps)
 			}
 			t.VecDots = append(t.VecDots, v)
 		case mmvq.EvCrossWarp:
@@ -759,7 +732,7 @@ func mmqTrace(p *mmq.Plan, tr *mmq.OutputTrace, stepIters int) *mmqTraceJSON {
 	for i, s := range tr.Steps {
 		j := mmqStepJSON{Range: s.Range, Block: s.Block, KB0: s.KB0, Dots: s.Dots, In: f32v(s.In), Out: f32v(s.Out)}
 		if len(s.Scale) > 0 && (stepIters < 0 || i < stepIters) {
-			j.Scale = scaleStepsJSON(s.Scale)
+			j.Scale = stepsJSON(s.Scale)
 			t.ScaleIters++
 			if last := s.Scale[len(s.Scale)-1]; math.Float32bits(last.Float) != math.Float32bits(s.Out) {
 				t.ScaleMatch = false

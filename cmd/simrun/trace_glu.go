@@ -69,13 +69,13 @@ func traceGLU(in *traceInput, row, col, maxBlocks, stepLanes int) (*traceReport,
 		return nil, fmt.Errorf("up: %w", err)
 	}
 	gv, uv := float32(g.Gate.Value), float32(g.Up.Value)
-	var steps []sim.GLUStep
+	var steps []sim.Step
 	if fused {
 		steps = sim.ExplainGLUFused(op, gv, uv, 0, 0)
 	} else {
 		steps = sim.ExplainGLUUnfused(op, gv, uv, in.glu.Alpha, in.glu.Limit)
 	}
-	g.Steps = gluStepsJSON(steps)
+	g.Steps = stepsJSON(steps)
 
 	gw := ggsim.Weights{Type: in.typ, K: in.K, N: in.N, E: in.E, Data: in.w}
 	uw := gw
@@ -94,7 +94,7 @@ func traceGLU(in *traceInput, row, col, maxBlocks, stepLanes int) (*traceReport,
 	if in.E > 0 {
 		rep.Op = "MUL_MAT_ID+GLU"
 	}
-	rep.Value = f32v(steps[len(steps)-1].Out)
+	rep.Value = f32v(steps[len(steps)-1].Float)
 	idx := col*in.N + row
 	rep.Fast = f32v(res.Out[idx])
 	rep.MatchFast = math.Float32bits(res.Out[idx]) == math.Float32bits(float32(rep.Value))
@@ -106,24 +106,6 @@ func traceGLU(in *traceInput, row, col, maxBlocks, stepLanes int) (*traceReport,
 		rep.OK = rep.OK && m
 	}
 	return rep, nil
-}
-
-func gluStepsJSON(steps []sim.GLUStep) []stepJSON {
-	out := make([]stepJSON, len(steps))
-	for i, s := range steps {
-		v := f32v(s.Out)
-		j := stepJSON{Op: s.Op.String(), What: s.What, Value: &v, Args: make([]stepArgJSON, len(s.Args))}
-		for k, a := range s.Args {
-			av := f32v(a.Val)
-			aj := stepArgJSON{Name: a.Name, Value: &av}
-			if a.Ref >= 0 {
-				aj.Ref = &a.Ref
-			}
-			j.Args[k] = aj
-		}
-		out[i] = j
-	}
-	return out
 }
 
 // writeGLUText writes a GLU trace: the gate's trace, the up's, the epilogue's steps.

@@ -47,7 +47,7 @@ type Step struct {
 	In, Out           float32
 	// Scale is the scale arithmetic In -> Out one operation at a time, in the kernel's
 	// order (trace_scale.go, trace_scale_dp4a.go); its last step's Float is Out.
-	Scale []ScaleStep
+	Scale []sim.Step
 }
 
 // FixupStep is one float addition of the fixup: Out = In + Addend, Addend the partial of

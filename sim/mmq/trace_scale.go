@@ -3,8 +3,6 @@ package mmq
 import (
 	"fmt"
 
-	"github.com/ggsim/ggsim/f16"
-
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
 	"github.com/ggsim/ggsim/sim/q8"
@@ -18,97 +16,19 @@ import (
 // bits of the type's dot and recompute from their operands. The dp4a path's
 // families are in trace_scale_dp4a.go.
 
-// ScaleOp is the operation of one ScaleStep.
-type ScaleOp uint8
+// scaleExplainer records one iteration's scale steps (package sim's step model).
+type scaleExplainer struct{ sim.Recorder }
 
-const (
-	ScaleIAdd ScaleOp = iota // Int = A + B (int32)
-	ScaleIMul                // Int = A * B (int32)
-	ScaleI2F                 // Float = float(A) (sim.I2F)
-	ScaleFMul                // Float = FMUL.FTZ(A, B) (sim.Mul)
-	ScaleFFMA                // Float = FFMA.FTZ(A, B, C) (sim.FMA)
-	ScaleFSub                // Float = FADD.FTZ(A, -B) (sim.Sub)
-	ScaleFNeg                // Float = -A (sim.Neg, exact)
-	ScaleFAdd                // Float = FADD.FTZ(A, B) (sim.Add)
-	ScaleHMul                // Float = h2f(__hmul(A, B)): a half product of two halves, rounded to half
-)
+func sIn(name string, v float32) sim.StepArg { return sim.In(name, v) }
+func sInt(name string, v int32) sim.StepArg  { return sim.InInt(name, v) }
 
-var scaleOpNames = [...]string{"iadd", "imul", "i2f", "fmul", "ffma", "fsub", "fneg", "fadd", "hmul"}
-var scaleOpArity = [...]int{2, 2, 1, 2, 3, 2, 1, 2, 2}
-
-func (o ScaleOp) String() string {
-	if int(o) < len(scaleOpNames) {
-		return scaleOpNames[o]
-	}
-	return fmt.Sprintf("ScaleOp(%d)", int(o))
-}
-
-// IntResult reports whether the step's result is an int (ScaleStep.Int), else a float.
-func (o ScaleOp) IntResult() bool { return o <= ScaleIMul }
-
-// IntArgs reports whether the step's operands are ints.
-func (o ScaleOp) IntArgs() bool { return o <= ScaleI2F }
-
-// Arity returns the number of operands of o.
-func (o ScaleOp) Arity() int { return scaleOpArity[o] }
-
-// Eval computes o on args with the simulator's arithmetic.
-func (o ScaleOp) Eval(args []ScaleArg) (int32, float32) {
-	switch o {
-	case ScaleIAdd:
-		return args[0].Int + args[1].Int, 0
-	case ScaleIMul:
-		return args[0].Int * args[1].Int, 0
-	case ScaleI2F:
-		return 0, sim.I2F(args[0].Int)
-	case ScaleFMul:
-		return 0, sim.Mul(args[0].Float, args[1].Float)
-	case ScaleFFMA:
-		return 0, sim.FMA(args[0].Float, args[1].Float, args[2].Float)
-	case ScaleFSub:
-		return 0, sim.Sub(args[0].Float, args[1].Float)
-	case ScaleFAdd:
-		return 0, sim.Add(args[0].Float, args[1].Float)
-	case ScaleHMul:
-		return 0, sim.H2F(f16.Mul(sim.F2H(args[0].Float), sim.F2H(args[1].Float)))
-	default:
-		return 0, sim.Neg(args[0].Float)
-	}
-}
-
-// ScaleArg is one operand: the result of step Ref (>= 0) or an input (Ref -1) that Name
-// describes ("C[3]" the exact dot of values 16*3..16*3+15 of the iteration, "x_df[1]",
-// "y1.d4[2]", "sum" the running sum before the iteration).
-type ScaleArg struct {
-	Ref   int
-	Name  string
-	Int   int32
-	Float float32
-}
-
-// ScaleStep is one operation: Op on Args gives Int or Float (Op.IntResult says which).
-type ScaleStep struct {
-	Op    ScaleOp
-	What  string
-	Args  []ScaleArg
-	Int   int32
-	Float float32
-}
-
-type scaleExplainer struct{ steps []ScaleStep }
-
-func sIn(name string, v float32) ScaleArg { return ScaleArg{Ref: -1, Name: name, Float: v} }
-func sInt(name string, v int32) ScaleArg  { return ScaleArg{Ref: -1, Name: name, Int: v} }
-
-func (e *scaleExplainer) do(op ScaleOp, what string, args ...ScaleArg) ScaleArg {
-	i, f := op.Eval(args)
-	e.steps = append(e.steps, ScaleStep{Op: op, What: what, Args: args, Int: i, Float: f})
-	return ScaleArg{Ref: len(e.steps) - 1, Int: i, Float: f}
+func (e *scaleExplainer) do(op sim.StepOp, what string, args ...sim.StepArg) sim.StepArg {
+	return e.Do(op, what, args...)
 }
 
 // explainFn is the step-through of a kernel's dot (same arguments); the last step's
 // Float is the new sum.
-type explainFn func(x *xTile, hd *halfDots, y0, y1 *q8.BlockMMQ, sum float32) []ScaleStep
+type explainFn func(x *xTile, hd *halfDots, y0, y1 *q8.BlockMMQ, sum float32) []sim.Step
 
 // scaleExplainers are the step-throughs of the MMA path's kernels, by type (which dot
 // family each type's kernel uses: legacy.go, legacy2.go, kquants.go, iq.go, iq4.go,
@@ -142,105 +62,105 @@ func yName(b int) (string, int) {
 }
 
 func explainQ8_0Q8_1(ds4 bool) explainFn {
-	return func(x *xTile, hd *halfDots, y0, y1 *q8.BlockMMQ, sum float32) []ScaleStep {
+	return func(x *xTile, hd *halfDots, y0, y1 *q8.BlockMMQ, sum float32) []sim.Step {
 		e := &scaleExplainer{}
 		s := sIn("sum", sum)
 		for b := 0; b < 8; b++ {
 			y, k := yHalf(y0, y1, b)
 			yn, _ := yName(b)
-			c := e.do(ScaleIAdd, fmt.Sprintf("C of block %d", b), sInt(fmt.Sprintf("C[%d]", 2*b), hd[2*b]), sInt(fmt.Sprintf("C[%d]", 2*b+1), hd[2*b+1]))
-			var dB ScaleArg
+			c := e.do(sim.StepIAdd, fmt.Sprintf("C of block %d", b), sInt(fmt.Sprintf("C[%d]", 2*b), hd[2*b]), sInt(fmt.Sprintf("C[%d]", 2*b+1), hd[2*b+1]))
+			var dB sim.StepArg
 			if ds4 {
 				d, _ := y.DS4(k)
 				dB = sIn(fmt.Sprintf("h2f(%s.ds4[%d].d)", yn, k), sim.H2F(d))
 			} else {
 				dB = sIn(fmt.Sprintf("%s.d4[%d]", yn, k), y.D4(k))
 			}
-			cf := e.do(ScaleI2F, "float(C)", c)
-			m := e.do(ScaleFMul, "float(C)*dA", cf, sIn(fmt.Sprintf("x_df[%d]", b), x.df[b]))
-			s = e.do(ScaleFFMA, "sum += C*dA*dB", m, dB, s)
+			cf := e.do(sim.StepI2F, "float(C)", c)
+			m := e.do(sim.StepFMul, "float(C)*dA", cf, sIn(fmt.Sprintf("x_df[%d]", b), x.df[b]))
+			s = e.do(sim.StepFFMA, "sum += C*dA*dB", m, dB, s)
 		}
-		return e.steps
+		return e.Steps
 	}
 }
 
-func explainQ8_1Q8_1(x *xTile, hd *halfDots, y0, y1 *q8.BlockMMQ, sum float32) []ScaleStep {
+func explainQ8_1Q8_1(x *xTile, hd *halfDots, y0, y1 *q8.BlockMMQ, sum float32) []sim.Step {
 	e := &scaleExplainer{}
 	s := sIn("sum", sum)
 	for b := 0; b < 8; b++ {
 		y, k := yHalf(y0, y1, b)
 		yn, _ := yName(b)
-		c := e.do(ScaleIAdd, fmt.Sprintf("C of block %d", b), sInt(fmt.Sprintf("C[%d]", 2*b), hd[2*b]), sInt(fmt.Sprintf("C[%d]", 2*b+1), hd[2*b+1]))
+		c := e.do(sim.StepIAdd, fmt.Sprintf("C of block %d", b), sInt(fmt.Sprintf("C[%d]", 2*b), hd[2*b]), sInt(fmt.Sprintf("C[%d]", 2*b+1), hd[2*b+1]))
 		d, ds := y.DS4(k)
-		m := e.do(ScaleFMul, "dmA.x*dsB.x", sIn(fmt.Sprintf("x_dm[%d].x", b), x.dm[b][0]), sIn(fmt.Sprintf("h2f(%s.ds4[%d].d)", yn, k), sim.H2F(d)))
-		cf := e.do(ScaleI2F, "float(C)", c)
-		s = e.do(ScaleFFMA, "sum += dmA.x*dsB.x*C", m, cf, s)
-		s = e.do(ScaleFFMA, "sum += dmA.y*dsB.y", sIn(fmt.Sprintf("x_dm[%d].y", b), x.dm[b][1]), sIn(fmt.Sprintf("h2f(%s.ds4[%d].s)", yn, k), sim.H2F(ds)), s)
+		m := e.do(sim.StepFMul, "dmA.x*dsB.x", sIn(fmt.Sprintf("x_dm[%d].x", b), x.dm[b][0]), sIn(fmt.Sprintf("h2f(%s.ds4[%d].d)", yn, k), sim.H2F(d)))
+		cf := e.do(sim.StepI2F, "float(C)", c)
+		s = e.do(sim.StepFFMA, "sum += dmA.x*dsB.x*C", m, cf, s)
+		s = e.do(sim.StepFFMA, "sum += dmA.y*dsB.y", sIn(fmt.Sprintf("x_dm[%d].y", b), x.dm[b][1]), sIn(fmt.Sprintf("h2f(%s.ds4[%d].s)", yn, k), sim.H2F(ds)), s)
 	}
-	return e.steps
+	return e.Steps
 }
 
-func explainQ8_0_16Q8_1(x *xTile, hd *halfDots, y0, y1 *q8.BlockMMQ, sum float32) []ScaleStep {
+func explainQ8_0_16Q8_1(x *xTile, hd *halfDots, y0, y1 *q8.BlockMMQ, sum float32) []sim.Step {
 	e := &scaleExplainer{}
 	s := sIn("sum", sum)
 	for b := 0; b < 8; b++ {
 		y, k := yHalf(y0, y1, b)
 		yn, _ := yName(b)
-		c0 := e.do(ScaleI2F, "float(C0)", sInt(fmt.Sprintf("C[%d]", 2*b), hd[2*b]))
-		c1 := e.do(ScaleI2F, "float(C1)", sInt(fmt.Sprintf("C[%d]", 2*b+1), hd[2*b+1]))
-		m := e.do(ScaleFMul, "C1*dA1", c1, sIn(fmt.Sprintf("x_df[%d]", 2*b+1), x.df[2*b+1]))
-		in := e.do(ScaleFFMA, "C0*dA0 + C1*dA1", c0, sIn(fmt.Sprintf("x_df[%d]", 2*b), x.df[2*b]), m)
-		s = e.do(ScaleFFMA, "sum += dB*(C0*dA0 + C1*dA1)", sIn(fmt.Sprintf("%s.d4[%d]", yn, k), y.D4(k)), in, s)
+		c0 := e.do(sim.StepI2F, "float(C0)", sInt(fmt.Sprintf("C[%d]", 2*b), hd[2*b]))
+		c1 := e.do(sim.StepI2F, "float(C1)", sInt(fmt.Sprintf("C[%d]", 2*b+1), hd[2*b+1]))
+		m := e.do(sim.StepFMul, "C1*dA1", c1, sIn(fmt.Sprintf("x_df[%d]", 2*b+1), x.df[2*b+1]))
+		in := e.do(sim.StepFFMA, "C0*dA0 + C1*dA1", c0, sIn(fmt.Sprintf("x_df[%d]", 2*b), x.df[2*b]), m)
+		s = e.do(sim.StepFFMA, "sum += dB*(C0*dA0 + C1*dA1)", sIn(fmt.Sprintf("%s.d4[%d]", yn, k), y.D4(k)), in, s)
 	}
-	return e.steps
+	return e.Steps
 }
 
-func explainQ6_K(x *xTile, hd *halfDots, y0, y1 *q8.BlockMMQ, sum float32) []ScaleStep {
+func explainQ6_K(x *xTile, hd *halfDots, y0, y1 *q8.BlockMMQ, sum float32) []sim.Step {
 	e := &scaleExplainer{}
 	s := sIn("sum", sum)
 	for h, y := range [2]*q8.BlockMMQ{y0, y1} {
 		tmp := sIn("0", 0)
 		for q := 0; q < 4; q++ {
 			b := 4*h + q
-			p0 := e.do(ScaleIMul, "C0*sc0", sInt(fmt.Sprintf("C[%d]", 2*b), hd[2*b]), sInt(fmt.Sprintf("x_sc[%d]", 2*b), x.sc[2*b]))
-			p1 := e.do(ScaleIMul, "C1*sc1", sInt(fmt.Sprintf("C[%d]", 2*b+1), hd[2*b+1]), sInt(fmt.Sprintf("x_sc[%d]", 2*b+1), x.sc[2*b+1]))
-			c := e.do(ScaleIAdd, "C0*sc0 + C1*sc1", p0, p1)
-			cf := e.do(ScaleI2F, "float(C0*sc0 + C1*sc1)", c)
-			tmp = e.do(ScaleFFMA, "tmp += float(..)*dB", cf, sIn(fmt.Sprintf("y%d.d4[%d]", h, q), y.D4(q)), tmp)
+			p0 := e.do(sim.StepIMul, "C0*sc0", sInt(fmt.Sprintf("C[%d]", 2*b), hd[2*b]), sInt(fmt.Sprintf("x_sc[%d]", 2*b), x.sc[2*b]))
+			p1 := e.do(sim.StepIMul, "C1*sc1", sInt(fmt.Sprintf("C[%d]", 2*b+1), hd[2*b+1]), sInt(fmt.Sprintf("x_sc[%d]", 2*b+1), x.sc[2*b+1]))
+			c := e.do(sim.StepIAdd, "C0*sc0 + C1*sc1", p0, p1)
+			cf := e.do(sim.StepI2F, "float(C0*sc0 + C1*sc1)", c)
+			tmp = e.do(sim.StepFFMA, "tmp += float(..)*dB", cf, sIn(fmt.Sprintf("y%d.d4[%d]", h, q), y.D4(q)), tmp)
 		}
-		s = e.do(ScaleFFMA, "sum += tmp*dA", tmp, sIn("x_df[0]", x.df[0]), s)
+		s = e.do(sim.StepFFMA, "sum += tmp*dA", tmp, sIn("x_df[0]", x.df[0]), s)
 	}
-	return e.steps
+	return e.Steps
 }
 
-func explainQ2_K(x *xTile, hd *halfDots, y0, y1 *q8.BlockMMQ, sum float32) []ScaleStep {
+func explainQ2_K(x *xTile, hd *halfDots, y0, y1 *q8.BlockMMQ, sum float32) []sim.Step {
 	e := &scaleExplainer{}
 	s := sIn("sum", sum)
 	for h, y := range [2]*q8.BlockMMQ{y0, y1} {
-		dB := [2]ScaleArg{sIn(fmt.Sprintf("h2f(y%d.d2s6[0])", h), sim.H2F(y.D2S6(0))), sIn(fmt.Sprintf("h2f(y%d.d2s6[1])", h), sim.H2F(y.D2S6(1)))}
+		dB := [2]sim.StepArg{sIn(fmt.Sprintf("h2f(y%d.d2s6[0])", h), sim.H2F(y.D2S6(0))), sIn(fmt.Sprintf("h2f(y%d.d2s6[1])", h), sim.H2F(y.D2S6(1)))}
 		for q := 0; q < 4; q++ {
 			s0 := 8*h + 2*q
 			b := 4*h + q
-			c0 := e.do(ScaleI2F, "float(C0)", sInt(fmt.Sprintf("C[%d]", 2*b), hd[2*b]))
-			c1 := e.do(ScaleI2F, "float(C1)", sInt(fmt.Sprintf("C[%d]", 2*b+1), hd[2*b+1]))
-			m := e.do(ScaleFMul, "C1*dm1.x", c1, sIn(fmt.Sprintf("x_dm[%d].x", s0+1), x.mA[s0+1][0]))
-			tmp := e.do(ScaleFFMA, "tmp = C0*dm0.x + C1*dm1.x", c0, sIn(fmt.Sprintf("x_dm[%d].x", s0), x.mA[s0][0]), m)
+			c0 := e.do(sim.StepI2F, "float(C0)", sInt(fmt.Sprintf("C[%d]", 2*b), hd[2*b]))
+			c1 := e.do(sim.StepI2F, "float(C1)", sInt(fmt.Sprintf("C[%d]", 2*b+1), hd[2*b+1]))
+			m := e.do(sim.StepFMul, "C1*dm1.x", c1, sIn(fmt.Sprintf("x_dm[%d].x", s0+1), x.mA[s0+1][0]))
+			tmp := e.do(sim.StepFFMA, "tmp = C0*dm0.x + C1*dm1.x", c0, sIn(fmt.Sprintf("x_dm[%d].x", s0), x.mA[s0][0]), m)
 			if q == 3 {
-				m0 := e.do(ScaleI2F, "float(sum of y values 96..111)", sInt(fmt.Sprintf("sum y%d.qs[96:112]", h), sumI8(y.Qs[96:112])))
-				m1 := e.do(ScaleI2F, "float(sum of y values 112..127)", sInt(fmt.Sprintf("sum y%d.qs[112:128]", h), sumI8(y.Qs[112:128])))
-				mm := e.do(ScaleFMul, "m1*dm1.y", m1, sIn(fmt.Sprintf("x_dm[%d].y", s0+1), x.mA[s0+1][1]))
-				mf := e.do(ScaleFFMA, "m0*dm0.y + m1*dm1.y", m0, sIn(fmt.Sprintf("x_dm[%d].y", s0), x.mA[s0][1]), mm)
-				tmp = e.do(ScaleFSub, "tmp -= mins", tmp, mf)
+				m0 := e.do(sim.StepI2F, "float(sum of y values 96..111)", sInt(fmt.Sprintf("sum y%d.qs[96:112]", h), sumI8(y.Qs[96:112])))
+				m1 := e.do(sim.StepI2F, "float(sum of y values 112..127)", sInt(fmt.Sprintf("sum y%d.qs[112:128]", h), sumI8(y.Qs[112:128])))
+				mm := e.do(sim.StepFMul, "m1*dm1.y", m1, sIn(fmt.Sprintf("x_dm[%d].y", s0+1), x.mA[s0+1][1]))
+				mf := e.do(sim.StepFFMA, "m0*dm0.y + m1*dm1.y", m0, sIn(fmt.Sprintf("x_dm[%d].y", s0), x.mA[s0][1]), mm)
+				tmp = e.do(sim.StepFSub, "tmp -= mins", tmp, mf)
 			}
-			s = e.do(ScaleFFMA, "sum += tmp*dB", tmp, dB[q/2], s)
+			s = e.do(sim.StepFFMA, "sum += tmp*dB", tmp, dB[q/2], s)
 		}
 		for q := 0; q < 3; q++ {
 			s0 := 8*h + 2*q
-			n0 := e.do(ScaleFNeg, "-dm0.y", sIn(fmt.Sprintf("x_dm[%d].y", s0), x.mA[s0][1]))
-			s = e.do(ScaleFFMA, "sum -= dm0.y*sB", n0, sIn(fmt.Sprintf("h2f(y%d.d2s6[%d])", h, 2+2*q), sim.H2F(y.D2S6(2+2*q))), s)
-			n1 := e.do(ScaleFNeg, "-dm1.y", sIn(fmt.Sprintf("x_dm[%d].y", s0+1), x.mA[s0+1][1]))
-			s = e.do(ScaleFFMA, "sum -= dm1.y*sB", n1, sIn(fmt.Sprintf("h2f(y%d.d2s6[%d])", h, 3+2*q), sim.H2F(y.D2S6(3+2*q))), s)
+			n0 := e.do(sim.StepFNeg, "-dm0.y", sIn(fmt.Sprintf("x_dm[%d].y", s0), x.mA[s0][1]))
+			s = e.do(sim.StepFFMA, "sum -= dm0.y*sB", n0, sIn(fmt.Sprintf("h2f(y%d.d2s6[%d])", h, 2+2*q), sim.H2F(y.D2S6(2+2*q))), s)
+			n1 := e.do(sim.StepFNeg, "-dm1.y", sIn(fmt.Sprintf("x_dm[%d].y", s0+1), x.mA[s0+1][1]))
+			s = e.do(sim.StepFFMA, "sum -= dm1.y*sB", n1, sIn(fmt.Sprintf("h2f(y%d.d2s6[%d])", h, 3+2*q), sim.H2F(y.D2S6(3+2*q))), s)
 		}
 	}
-	return e.steps
+	return e.Steps
 }

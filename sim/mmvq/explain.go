@@ -17,70 +17,8 @@ import (
 // operation at a time with what each operand is. The fast functions are not touched;
 // the explained ones reuse their integer helpers (q5Ints, q45KScales, table16, the grid
 // lookups) for the bit fields and recompute every dp4a, integer scale step and float
-// operation as a Step. TestExplainMatchesVecDot checks, for every registered type, that
+// operation as a sim.Step. TestExplainMatchesVecDot checks, for every registered type, that
 // the explained result has the bits of the fast VecDot and that the steps are consistent.
-
-// Op is the operation of one Step.
-type Op uint8
-
-const (
-	// OpDp4a: Int = __dp4a(A, B, C), C plus the dot of the int8x4 words A and B (exact).
-	OpDp4a Op = iota
-	// OpIMul: Int = A * B (int32).
-	OpIMul
-	// OpIAdd: Int = A + B (int32).
-	OpIAdd
-	// OpIDiv: Int = A / B, C's integer division (truncates toward zero).
-	OpIDiv
-	// OpI2F: Float = I2F(A), the int converted to float32 (rounded to nearest even).
-	OpI2F
-	// OpFMul: Float = FMUL.FTZ(A, B) (sim.Mul).
-	OpFMul
-	// OpFFMA: Float = FFMA.FTZ(A, B, C) with one rounding (sim.FMA).
-	OpFFMA
-	// OpFAdd: Float = FADD.FTZ(A, B) (sim.Add).
-	OpFAdd
-	// OpFNeg: Float = -A (sim.Neg, exact; fused into the next instruction's operand on the GPU).
-	OpFNeg
-)
-
-var opNames = [...]string{"dp4a", "imul", "iadd", "idiv", "i2f", "fmul", "ffma", "fadd", "fneg"}
-var opArity = [...]int{3, 2, 2, 2, 1, 2, 3, 2, 1}
-
-func (o Op) String() string {
-	if int(o) < len(opNames) {
-		return opNames[o]
-	}
-	return fmt.Sprintf("Op(%d)", int(o))
-}
-
-// IntResult reports whether the step's result is an int (Step.Int); otherwise it is a
-// float (Step.Float).
-func (o Op) IntResult() bool { return o <= OpIDiv }
-
-// IntArgs reports whether the step's operands are ints (Operand.Int).
-func (o Op) IntArgs() bool { return o <= OpI2F }
-
-// Operand is one operand of a Step: the result of an earlier step (Ref >= 0) or an input
-// (Ref = -1: a value read from the x block or the q8_1 blocks, a constant, the incoming
-// running sum), which Name describes.
-type Operand struct {
-	Ref  int
-	Name string
-	// Int is the value of an int operand, Float of a float one (Op.IntArgs says which).
-	Int   int32
-	Float float32
-}
-
-// Step is one operation of a vec_dot: Op applied to Args (A, B[, C]) gives Int or Float.
-// What names the result in the terms of ggml's source ("sumi", "sumf_d", "tmp").
-type Step struct {
-	Op    Op
-	What  string
-	Args  []Operand
-	Int   int32
-	Float float32
-}
 
 // VecDotSteps is one vec_dot call and its accumulation, step by step: In is the thread's
 // running sum before the call, Steps the integer and float operations in the order of
@@ -95,7 +33,7 @@ type VecDotSteps struct {
 	KBX     int
 	Iqs     int
 	In, Out float32
-	Steps   []Step
+	Steps   []sim.Step
 }
 
 // ExplainVecDot returns the steps of VecDot(tmp, xrow, kbx, iqs, y) of type t (see
@@ -123,32 +61,7 @@ func ExplainVecDot(t quant.Type, tmp float32, xrow []byte, kbx, iqs int, y []q8.
 	}
 	e := &explainer{}
 	out := f(e, e.inF("tmp", tmp), xrow, kbx, iqs, y)
-	return &VecDotSteps{Type: t, KBX: kbx, Iqs: iqs, In: tmp, Out: out.Float, Steps: e.steps}, nil
-}
-
-// eval computes op on args with the simulator's arithmetic.
-func eval(op Op, a []Operand) (int32, float32) {
-	switch op {
-	case OpDp4a:
-		return sim.Dp4a(a[0].Int, a[1].Int, a[2].Int), 0
-	case OpIMul:
-		return a[0].Int * a[1].Int, 0
-	case OpIAdd:
-		return a[0].Int + a[1].Int, 0
-	case OpIDiv:
-		return a[0].Int / a[1].Int, 0
-	case OpI2F:
-		return 0, sim.I2F(a[0].Int)
-	case OpFMul:
-		return 0, sim.Mul(a[0].Float, a[1].Float)
-	case OpFFMA:
-		return 0, sim.FMA(a[0].Float, a[1].Float, a[2].Float)
-	case OpFAdd:
-		return 0, sim.Add(a[0].Float, a[1].Float)
-	case OpFNeg:
-		return 0, sim.Neg(a[0].Float)
-	}
-	panic("mmvq: eval: bad op")
+	return &VecDotSteps{Type: t, KBX: kbx, Iqs: iqs, In: tmp, Out: out.Float, Steps: e.Steps}, nil
 }
 
 // Check reports whether the steps are consistent: every operand that refers to a step
@@ -156,43 +69,18 @@ func eval(op Op, a []Operand) (int32, float32) {
 // operation on its operands, every step but the last is used by a later one, the input
 // "tmp" (In) is used exactly once, and Out is the last step's result.
 func (v *VecDotSteps) Check() error {
-	if len(v.Steps) == 0 {
-		return errors.New("no steps")
+	if err := sim.CheckSteps(v.Steps); err != nil {
+		return err
 	}
-	used := make([]bool, len(v.Steps))
 	tmpUses := 0
 	for i, s := range v.Steps {
-		if int(s.Op) >= len(opArity) || len(s.Args) != opArity[s.Op] {
-			return fmt.Errorf("step %d: %v with %d operands", i, s.Op, len(s.Args))
-		}
-		for j, a := range s.Args {
-			switch {
-			case a.Ref >= i || a.Ref < -1:
-				return fmt.Errorf("step %d operand %d refers to step %d", i, j, a.Ref)
-			case a.Ref >= 0:
-				r := v.Steps[a.Ref]
-				if r.Op.IntResult() != s.Op.IntArgs() {
-					return fmt.Errorf("step %d operand %d: step %d's result has the wrong kind", i, j, a.Ref)
-				}
-				if r.Op.IntResult() && r.Int != a.Int || !r.Op.IntResult() && math.Float32bits(r.Float) != math.Float32bits(a.Float) {
-					return fmt.Errorf("step %d operand %d differs from step %d's result", i, j, a.Ref)
-				}
-				used[a.Ref] = true
-			case a.Name == "tmp":
+		for _, a := range s.Args {
+			if a.Ref < 0 && a.Name == "tmp" {
 				tmpUses++
 				if math.Float32bits(a.Float) != math.Float32bits(v.In) {
 					return fmt.Errorf("step %d: tmp operand %v is not In %v", i, a.Float, v.In)
 				}
 			}
-		}
-		in, f := eval(s.Op, s.Args)
-		if s.Op.IntResult() && in != s.Int || !s.Op.IntResult() && math.Float32bits(f) != math.Float32bits(s.Float) {
-			return fmt.Errorf("step %d (%v %s): result %d/%v, its operands give %d/%v", i, s.Op, s.What, s.Int, s.Float, in, f)
-		}
-	}
-	for i, u := range used[:len(used)-1] {
-		if !u {
-			return fmt.Errorf("step %d (%v %s) is used by no later step", i, v.Steps[i].Op, v.Steps[i].What)
 		}
 	}
 	last := v.Steps[len(v.Steps)-1]
@@ -206,51 +94,64 @@ func (v *VecDotSteps) Check() error {
 }
 
 // explainer records the steps of one call.
-type explainer struct{ steps []Step }
+type explainer struct{ sim.Recorder }
 
-func (e *explainer) in(name string, v int32) Operand { return Operand{Ref: -1, Name: name, Int: v} }
+func (e *explainer) in(name string, v int32) sim.StepArg {
+	return sim.StepArg{Ref: -1, Name: name, Int: v}
+}
 
-func (e *explainer) inF(name string, v float32) Operand {
-	return Operand{Ref: -1, Name: name, Float: v}
+func (e *explainer) inF(name string, v float32) sim.StepArg {
+	return sim.StepArg{Ref: -1, Name: name, Float: v}
 }
 
 // yInt is int i of q8_1 block y[j].
-func (e *explainer) yInt(y []q8.Block, j, i int) Operand {
+func (e *explainer) yInt(y []q8.Block, j, i int) sim.StepArg {
 	return e.in(fmt.Sprintf("y[%d] int %d", j, i), y[j].Int(i))
 }
 
-func (e *explainer) yD(y []q8.Block, j int) Operand {
+func (e *explainer) yD(y []q8.Block, j int) sim.StepArg {
 	return e.inF(fmt.Sprintf("h2f(y[%d].d)", j), sim.H2F(y[j].D))
 }
 
-func (e *explainer) yS(y []q8.Block, j int) Operand {
+func (e *explainer) yS(y []q8.Block, j int) sim.StepArg {
 	return e.inF(fmt.Sprintf("h2f(y[%d].s)", j), sim.H2F(y[j].S))
 }
 
-func (e *explainer) op(op Op, what string, args ...Operand) Operand {
-	s := Step{Op: op, What: what, Args: args}
-	s.Int, s.Float = eval(op, args)
-	e.steps = append(e.steps, s)
-	return Operand{Ref: len(e.steps) - 1, Int: s.Int, Float: s.Float}
+func (e *explainer) op(op sim.StepOp, what string, args ...sim.StepArg) sim.StepArg {
+	return e.Do(op, what, args...)
 }
 
-func (e *explainer) dp4a(what string, a, b, c Operand) Operand { return e.op(OpDp4a, what, a, b, c) }
-func (e *explainer) i2f(what string, a Operand) Operand        { return e.op(OpI2F, what, a) }
-func (e *explainer) mul(what string, a, b Operand) Operand     { return e.op(OpFMul, what, a, b) }
-func (e *explainer) fma(what string, a, b, c Operand) Operand  { return e.op(OpFFMA, what, a, b, c) }
-func (e *explainer) add(what string, a, b Operand) Operand     { return e.op(OpFAdd, what, a, b) }
-func (e *explainer) neg(what string, a Operand) Operand        { return e.op(OpFNeg, what, a) }
-func (e *explainer) imul(what string, a, b Operand) Operand    { return e.op(OpIMul, what, a, b) }
-func (e *explainer) iadd(what string, a, b Operand) Operand    { return e.op(OpIAdd, what, a, b) }
-func (e *explainer) idiv(what string, a, b Operand) Operand    { return e.op(OpIDiv, what, a, b) }
+func (e *explainer) dp4a(what string, a, b, c sim.StepArg) sim.StepArg {
+	return e.op(sim.StepDp4a, what, a, b, c)
+}
+func (e *explainer) i2f(what string, a sim.StepArg) sim.StepArg { return e.op(sim.StepI2F, what, a) }
+func (e *explainer) mul(what string, a, b sim.StepArg) sim.StepArg {
+	return e.op(sim.StepFMul, what, a, b)
+}
+func (e *explainer) fma(what string, a, b, c sim.StepArg) sim.StepArg {
+	return e.op(sim.StepFFMA, what, a, b, c)
+}
+func (e *explainer) add(what string, a, b sim.StepArg) sim.StepArg {
+	return e.op(sim.StepFAdd, what, a, b)
+}
+func (e *explainer) neg(what string, a sim.StepArg) sim.StepArg { return e.op(sim.StepFNeg, what, a) }
+func (e *explainer) imul(what string, a, b sim.StepArg) sim.StepArg {
+	return e.op(sim.StepIMul, what, a, b)
+}
+func (e *explainer) iadd(what string, a, b sim.StepArg) sim.StepArg {
+	return e.op(sim.StepIAdd, what, a, b)
+}
+func (e *explainer) idiv(what string, a, b sim.StepArg) sim.StepArg {
+	return e.op(sim.StepIDiv, what, a, b)
+}
 
-func (e *explainer) zero() Operand  { return e.in("0", 0) }
-func (e *explainer) zeroF() Operand { return e.inF("+0", 0) }
-func (e *explainer) c(v float32) Operand {
+func (e *explainer) zero() sim.StepArg  { return e.in("0", 0) }
+func (e *explainer) zeroF() sim.StepArg { return e.inF("+0", 0) }
+func (e *explainer) c(v float32) sim.StepArg {
 	return e.inF(fmt.Sprintf("%v", v), v)
 }
 
-type explainFunc func(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Block) Operand
+type explainFunc func(e *explainer, tmp sim.StepArg, xrow []byte, kbx, iqs int, y []q8.Block) sim.StepArg
 
 var explainers = map[quant.Type]explainFunc{
 	quant.Q4_0: explainQ4_0, quant.Q4_1: explainQ4_1, quant.Q5_0: explainQ5_0, quant.Q5_1: explainQ5_1,
@@ -266,7 +167,7 @@ var explainers = map[quant.Type]explainFunc{
 // nibbleSumi is the sumi of Q4_0/Q4_1 (and, with their 5-bit ints, Q5_0/Q5_1): for each
 // of the vdr ints, the dp4a of the low values with y int iqs+i, then of the high ones
 // with y int iqs+i+4.
-func (e *explainer) nibbleSumi(y []q8.Block, iqs, vdr int, vals func(i int) (lo, hi int32, loName, hiName string)) Operand {
+func (e *explainer) nibbleSumi(y []q8.Block, iqs, vdr int, vals func(i int) (lo, hi int32, loName, hiName string)) sim.StepArg {
 	sumi := e.zero()
 	for i := 0; i < vdr; i++ {
 		lo, hi, ln, hn := vals(i)
@@ -293,7 +194,7 @@ func q5Vals(qs []byte, qh int32, iqs int) func(i int) (int32, int32, string, str
 }
 
 // offsetTail is X = FFMA(d8, I2F(sumi), -FMUL(c, s8)); tmp = FFMA(X, h2f(x.d), tmp) (Q4_0, Q5_0).
-func (e *explainer) offsetTail(tmp, sumi Operand, y []q8.Block, c float32, d float32) Operand {
+func (e *explainer) offsetTail(tmp, sumi sim.StepArg, y []q8.Block, c float32, d float32) sim.StepArg {
 	d8 := e.yD(y, 0)
 	fs := e.i2f("float(sumi)", sumi)
 	m := e.mul(fmt.Sprintf("%v*s8", c), e.c(c), e.yS(y, 0))
@@ -303,7 +204,7 @@ func (e *explainer) offsetTail(tmp, sumi Operand, y []q8.Block, c float32, d flo
 }
 
 // minTail is tmp = FADD(tmp, FFMA(d*d8, I2F(sumi), FMUL(m*s8, 0.5))) (Q4_1, Q5_1).
-func (e *explainer) minTail(tmp, sumi Operand, y []q8.Block, d, m f16.Half) Operand {
+func (e *explainer) minTail(tmp, sumi sim.StepArg, y []q8.Block, d, m f16.Half) sim.StepArg {
 	dd, ms := hmulDS(d, m, &y[0])
 	ddo := e.inF("h2f(__hmul(x.d, y[0].d))", dd)
 	mso := e.inF("h2f(__hmul(x.m, y[0].s))", ms)
@@ -313,25 +214,25 @@ func (e *explainer) minTail(tmp, sumi Operand, y []q8.Block, d, m f16.Half) Oper
 	return e.add("tmp", tmp, r)
 }
 
-func explainQ4_0(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Block) Operand {
+func explainQ4_0(e *explainer, tmp sim.StepArg, xrow []byte, kbx, iqs int, y []q8.Block) sim.StepArg {
 	b := quant.Q4_0Block(xrow, kbx)
 	sumi := e.nibbleSumi(y, iqs, vdrQ4_0, q4Vals(b.Qs(), iqs))
 	return e.offsetTail(tmp, sumi, y, 4, sim.H2F(b.D()))
 }
 
-func explainQ4_1(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Block) Operand {
+func explainQ4_1(e *explainer, tmp sim.StepArg, xrow []byte, kbx, iqs int, y []q8.Block) sim.StepArg {
 	b := quant.Q4_1Block(xrow, kbx)
 	sumi := e.nibbleSumi(y, iqs, vdrQ4_1, q4Vals(b.Qs(), iqs))
 	return e.minTail(tmp, sumi, y, b.D(), b.M())
 }
 
-func explainQ5_0(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Block) Operand {
+func explainQ5_0(e *explainer, tmp sim.StepArg, xrow []byte, kbx, iqs int, y []q8.Block) sim.StepArg {
 	b := quant.Q5_0Block(xrow, kbx)
 	sumi := e.nibbleSumi(y, iqs, vdrQ5_0, q5Vals(b.Qs(), int32(b.Qh()), iqs))
 	return e.offsetTail(tmp, sumi, y, 8, sim.H2F(b.D()))
 }
 
-func explainQ5_1(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Block) Operand {
+func explainQ5_1(e *explainer, tmp sim.StepArg, xrow []byte, kbx, iqs int, y []q8.Block) sim.StepArg {
 	b := quant.Q5_1Block(xrow, kbx)
 	sumi := e.nibbleSumi(y, iqs, vdrQ5_1, q5Vals(b.Qs(), int32(b.Qh()), iqs))
 	return e.minTail(tmp, sumi, y, b.D(), b.M())
@@ -339,12 +240,12 @@ func explainQ5_1(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Bl
 
 // dTail is tmp = FFMA(FMUL(dx, h2f(y[j].d)), I2F(sumi), tmp), the end of the vec_dots
 // that return d*sumi (Q8_0, IQ4_NL, IQ4_XS, IQ2/IQ3, Q1_0, Q2_0).
-func (e *explainer) dTail(tmp, sumi, dx Operand, y []q8.Block, j int) Operand {
+func (e *explainer) dTail(tmp, sumi, dx sim.StepArg, y []q8.Block, j int) sim.StepArg {
 	d := e.mul("d = dx*d8", dx, e.yD(y, j))
 	return e.fma("tmp", d, e.i2f("float(sumi)", sumi), tmp)
 }
 
-func explainQ8_0(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Block) Operand {
+func explainQ8_0(e *explainer, tmp sim.StepArg, xrow []byte, kbx, iqs int, y []q8.Block) sim.StepArg {
 	b := quant.Q8_0Block(xrow, kbx)
 	qs := b.Qs()
 	sumi := e.zero()
@@ -357,14 +258,14 @@ func explainQ8_0(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Bl
 // K-quants (kquants.go).
 
 // minMaxTail is tmp = FADD(tmp, FFMA(sumf_d, h2f(dm.x), -FMUL(sumf_m, h2f(dm.y)))).
-func (e *explainer) minMaxTail(tmp, sumfD, sumfM Operand, d, dmin float32) Operand {
+func (e *explainer) minMaxTail(tmp, sumfD, sumfM sim.StepArg, d, dmin float32) sim.StepArg {
 	m := e.mul("sumf_m*dmin", sumfM, e.inF("h2f(x.dmin)", dmin))
 	n := e.neg("-sumf_m*dmin", m)
 	r := e.fma("sumf_d*d - sumf_m*dmin", sumfD, e.inF("h2f(x.d)", d), n)
 	return e.add("tmp", tmp, r)
 }
 
-func explainQ2_K(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Block) Operand {
+func explainQ2_K(e *explainer, tmp sim.StepArg, xrow []byte, kbx, iqs int, y []q8.Block) sim.StepArg {
 	b := quant.Q2_KBlock(xrow, kbx)
 	bq8 := 4 * (iqs / 8)
 	scaleOff := iqs - iqs%8 + (iqs%8)/4
@@ -388,7 +289,7 @@ func explainQ2_K(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Bl
 	return e.minMaxTail(tmp, sumfD, sumfM, sim.H2F(d), sim.H2F(dmin))
 }
 
-func explainQ3_K(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Block) Operand {
+func explainQ3_K(e *explainer, tmp sim.StepArg, xrow []byte, kbx, iqs int, y []q8.Block) sim.StepArg {
 	b := quant.Q3_KBlock(xrow, kbx)
 	bq8 := 4 * (iqs / 8)
 	scaleOff := iqs - iqs%8 + (iqs%8)/4
@@ -411,16 +312,16 @@ func explainQ3_K(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Bl
 	return e.fma("tmp", sumf, e.inF("h2f(x.d)", sim.H2F(b.D())), tmp)
 }
 
-func explainQ4_K(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Block) Operand {
+func explainQ4_K(e *explainer, tmp sim.StepArg, xrow []byte, kbx, iqs int, y []q8.Block) sim.StepArg {
 	return e.q45K(tmp, xrow, kbx, iqs, y, false)
 }
 
-func explainQ5_K(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Block) Operand {
+func explainQ5_K(e *explainer, tmp sim.StepArg, xrow []byte, kbx, iqs int, y []q8.Block) sim.StepArg {
 	return e.q45K(tmp, xrow, kbx, iqs, y, true)
 }
 
 // q45K is the Q4_K (q5 false) or Q5_K vec_dot: Q5_K dots the second int first.
-func (e *explainer) q45K(tmp Operand, xrow []byte, kbx, iqs int, y []q8.Block, q5 bool) Operand {
+func (e *explainer) q45K(tmp sim.StepArg, xrow []byte, kbx, iqs int, y []q8.Block, q5 bool) sim.StepArg {
 	bq8 := 2 * ((iqs / 2) / 4)
 	i0, i1 := (iqs/2)%4, (iqs/2)%4+4
 	var v0, v1, vh0, vh1 int32
@@ -447,7 +348,7 @@ func (e *explainer) q45K(tmp Operand, xrow []byte, kbx, iqs int, y []q8.Block, q
 		nib = "x 5-bit values"
 	}
 	sumfD, sumfM := e.zeroF(), e.zeroF()
-	ones := func() Operand { return e.in("ones", 0x01010101) }
+	ones := func() sim.StepArg { return e.in("ones", 0x01010101) }
 	for i := 0; i < 2; i++ {
 		v0i := (v0 >> (4 * i)) & 0x0F0F0F0F
 		v1i := (v1 >> (4 * i)) & 0x0F0F0F0F
@@ -457,7 +358,7 @@ func (e *explainer) q45K(tmp Operand, xrow []byte, kbx, iqs int, y []q8.Block, q
 		}
 		x0 := e.in(fmt.Sprintf("%s %d..%d of sub-block %d", nib, 4*i0, 4*i0+3, bq8+i), v0i)
 		x1 := e.in(fmt.Sprintf("%s %d..%d of sub-block %d", nib, 4*i1, 4*i1+3, bq8+i), v1i)
-		var dot1, dot2 Operand
+		var dot1, dot2 sim.StepArg
 		if q5 {
 			dot1 = e.dp4a("dot1", x0, e.yInt(y, bq8+i, i0), e.dp4a("dot1", x1, e.yInt(y, bq8+i, i1), e.zero()))
 			dot2 = e.dp4a("dot2 (sum of u)", ones(), e.yInt(y, bq8+i, i0), e.dp4a("dot2 (sum of u)", ones(), e.yInt(y, bq8+i, i1), e.zero()))
@@ -474,7 +375,7 @@ func (e *explainer) q45K(tmp Operand, xrow []byte, kbx, iqs int, y []q8.Block, q
 	return e.minMaxTail(tmp, sumfD, sumfM, sim.H2F(d), sim.H2F(dmin))
 }
 
-func explainQ6_K(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Block) Operand {
+func explainQ6_K(e *explainer, tmp sim.StepArg, xrow []byte, kbx, iqs int, y []q8.Block) sim.StepArg {
 	b := quant.Q6_KBlock(xrow, kbx)
 	bq8 := 4*(iqs/16) + (iqs%16)/8
 	scaleOff := 8*(iqs/16) + (iqs%16)/4
@@ -500,7 +401,7 @@ func explainQ6_K(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Bl
 // tableSumi is the sumi of MXFP4/IQ4_NL/IQ4_XS: for each of n ints of qs from int q0,
 // the dp4a of the table values of the low nibbles with y[j] int i0+l, then of the high
 // nibbles with y[j] int i0+l+4.
-func (e *explainer) tableSumi(qs []byte, q0, n int, tab *[16]int8, y []q8.Block, j, i0 int) Operand {
+func (e *explainer) tableSumi(qs []byte, q0, n int, tab *[16]int8, y []q8.Block, j, i0 int) sim.StepArg {
 	sumi := e.zero()
 	for l := 0; l < n; l++ {
 		vx, vy := table16(le32(qs[4*(q0+l):]), tab)
@@ -510,7 +411,7 @@ func (e *explainer) tableSumi(qs []byte, q0, n int, tab *[16]int8, y []q8.Block,
 	return sumi
 }
 
-func explainMXFP4(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Block) Operand {
+func explainMXFP4(e *explainer, tmp sim.StepArg, xrow []byte, kbx, iqs int, y []q8.Block) sim.StepArg {
 	b := quant.MXFP4Block(xrow, kbx)
 	sumi := e.tableSumi(b.Qs(), iqs, vdrMXFP4, &quant.KValuesMXFP4, y, 0, iqs)
 	h := e.mul("e8m0(x.e)/2", e.inF("e8m0(x.e)", sim.E8M0ToF32(b.E())), e.c(0.5))
@@ -518,13 +419,13 @@ func explainMXFP4(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.B
 	return e.fma("tmp", d, e.i2f("float(sumi)", sumi), tmp)
 }
 
-func explainIQ4_NL(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Block) Operand {
+func explainIQ4_NL(e *explainer, tmp sim.StepArg, xrow []byte, kbx, iqs int, y []q8.Block) sim.StepArg {
 	b := quant.IQ4_NLBlock(xrow, kbx)
 	sumi := e.tableSumi(b.Qs(), iqs, vdrIQ4_NL, &quant.KValuesIQ4NL, y, 0, iqs)
 	return e.dTail(tmp, sumi, e.inF("h2f(x.d)", sim.H2F(b.D())), y, 0)
 }
 
-func explainIQ4_XS(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Block) Operand {
+func explainIQ4_XS(e *explainer, tmp sim.StepArg, xrow []byte, kbx, iqs int, y []q8.Block) sim.StepArg {
 	b := quant.IQ4_XSBlock(xrow, kbx)
 	sumi := e.tableSumi(b.Qs(), iqs, vdrIQ4_XS, &quant.KValuesIQ4NL, y, iqs/4, 0)
 	scalesH := int32(b.ScalesH())
@@ -536,17 +437,17 @@ func explainIQ4_XS(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.
 
 // Extra types (extra.go).
 
-func explainNVFP4(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Block) Operand {
+func explainNVFP4(e *explainer, tmp sim.StepArg, xrow []byte, kbx, iqs int, y []q8.Block) sim.StepArg {
 	b := quant.NVFP4Block(xrow, kbx)
 	qs := b.Qs()
-	var sumi [2]Operand
+	var sumi [2]sim.StepArg
 	for i := 0; i < vdrNVFP4/2; i++ {
 		iqs0 := iqs + 2*i
 		is := iqs0 >> 1
 		v0x, v0y := table16(le32(qs[4*iqs0:]), &quant.KValuesMXFP4)
 		v1x, v1y := table16(le32(qs[4*(iqs0+1):]), &quant.KValuesMXFP4)
 		i8 := (is & 1) << 2
-		x := func(w int, hi bool, v int32) Operand {
+		x := func(w int, hi bool, v int32) sim.StepArg {
 			h := "low"
 			if hi {
 				h = "high"
@@ -568,7 +469,7 @@ func explainNVFP4(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.B
 	return e.add("tmp", sum, tmp)
 }
 
-func explainQ1_0(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Block) Operand {
+func explainQ1_0(e *explainer, tmp sim.StepArg, xrow []byte, kbx, iqs int, y []q8.Block) sim.StepArg {
 	b := quant.Q1_0Block(xrow, kbx)
 	qs := b.Qs()
 	sumi := e.zero()
@@ -589,7 +490,7 @@ func explainQ1_0(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Bl
 	return e.dTail(tmp, sumi, e.inF("h2f(x.d)", sim.H2F(b.D())), y, iqs)
 }
 
-func explainQ2_0(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Block) Operand {
+func explainQ2_0(e *explainer, tmp sim.StepArg, xrow []byte, kbx, iqs int, y []q8.Block) sim.StepArg {
 	b := quant.Q2_0Block(xrow, kbx)
 	qs := b.Qs()
 	sumi := e.zero()
@@ -609,11 +510,11 @@ func explainQ2_0(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Bl
 // I-quants (iq1.go, iq2.go, iq3.go).
 
 // iq1Delta is FFMA(I2F(bit), -step, -0.875).
-func (e *explainer) iq1Delta(what string, bit Operand, step float32) Operand {
+func (e *explainer) iq1Delta(what string, bit sim.StepArg, step float32) sim.StepArg {
 	return e.fma(what, e.i2f("float(delta bit)", bit), e.c(-step), e.c(iq1DeltaBase))
 }
 
-func explainIQ1S(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Block) Operand {
+func explainIQ1S(e *explainer, tmp sim.StepArg, xrow []byte, kbx, iqs int, y []q8.Block) sim.StepArg {
 	b := quant.IQ1_SBlock(xrow, kbx)
 	qs := b.Qs()
 	qh := int32(b.Qh(iqs))
@@ -633,12 +534,12 @@ func explainIQ1S(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Bl
 	return e.fma("tmp", d1q, x, tmp)
 }
 
-func explainIQ1M(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Block) Operand {
+func explainIQ1M(e *explainer, tmp sim.StepArg, xrow []byte, kbx, iqs int, y []q8.Block) sim.StepArg {
 	b := quant.IQ1_MBlock(xrow, kbx)
 	qs := b.Qs()
 	qh := b.Qh()
-	sumi := [2]Operand{e.zero(), e.zero()}
-	var sumy, bit [4]Operand
+	sumi := [2]sim.StepArg{e.zero(), e.zero()}
+	var sumy, bit [4]sim.StepArg
 	for l0 := 0; l0 < 8; l0 += 2 {
 		k := l0 / 2
 		qhl := int32(qh[2*iqs+l0/4]) >> (4 * (k % 2))
@@ -653,7 +554,7 @@ func explainIQ1M(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Bl
 		sumy[k] = e.dp4a(sw, e.yInt(y, iqs, l0+1), ones, e.dp4a(sw, e.yInt(y, iqs, l0), ones, e.zero()))
 		bit[k] = e.in(fmt.Sprintf("x delta bit of entry %d (qh & 8)", k), qhl&0x08)
 	}
-	sumf := [2]Operand{e.zeroF(), e.zeroF()}
+	sumf := [2]sim.StepArg{e.zeroF(), e.zeroF()}
 	for k := 0; k < 4; k++ {
 		delta := e.iq1Delta(fmt.Sprintf("delta_%d", k), bit[k], iq1mDeltaStep)
 		sumf[k/2] = e.fma(fmt.Sprintf("sumf_%d", k/2), delta, e.i2f(fmt.Sprintf("float(sumy_%d)", k), sumy[k]), sumf[k/2])
@@ -670,7 +571,7 @@ func explainIQ1M(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Bl
 
 // gridSumi dots four grid entries (8 values each as two signed int8x4 words) with
 // y ints l0, l0+1 (entry l0/2) into sums[h(l0)].
-func (e *explainer) gridSumi(y []q8.Block, j int, sums []Operand, h func(l0 int) int, entry func(l0 int) (gl, gh int32, name string)) {
+func (e *explainer) gridSumi(y []q8.Block, j int, sums []sim.StepArg, h func(l0 int) int, entry func(l0 int) (gl, gh int32, name string)) {
 	for l0 := 0; l0 < 8; l0 += 2 {
 		gl, gh, name := entry(l0)
 		k := h(l0)
@@ -687,7 +588,7 @@ func one(int) int     { return 0 }
 func half(l0 int) int { return l0 / 4 }
 
 // scaleSums is (sumi0*ls0 + sumi1*ls1 + (sumi0 + sumi1)/2)/4 (IQ2_XS, IQ2_S).
-func (e *explainer) scaleSums(s [2]Operand, sc byte) Operand {
+func (e *explainer) scaleSums(s [2]sim.StepArg, sc byte) sim.StepArg {
 	p0 := e.imul("sumi_0*ls0", s[0], e.in("x scale ls0 (low nibble)", int32(sc&0x0F)))
 	p1 := e.imul("sumi_1*ls1", s[1], e.in("x scale ls1 (high nibble)", int32(sc>>4)))
 	a := e.iadd("sumi_0*ls0 + sumi_1*ls1", p0, p1)
@@ -697,12 +598,12 @@ func (e *explainer) scaleSums(s [2]Operand, sc byte) Operand {
 	return e.idiv("sumi = (...)/4", a, e.in("4", 4))
 }
 
-func explainIQ2XXS(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Block) Operand {
+func explainIQ2XXS(e *explainer, tmp sim.StepArg, xrow []byte, kbx, iqs int, y []q8.Block) sim.StepArg {
 	b := quant.IQ2_XXSBlock(xrow, kbx)
 	qs := b.QsBytes()
 	q2 := uint32(le32(qs[4*iqs:]))
 	aux32 := uint32(le32(qs[4*(iqs+1):]))
-	s := []Operand{e.zero()}
+	s := []sim.StepArg{e.zero()}
 	e.gridSumi(y, iqs/2, s, one, func(k0 int) (int32, int32, string) {
 		gi := uint8(q2 >> (8 * (k0 / 2)))
 		signs0, signs1 := sim.KsignMasks(quant.UnpackKsigns(uint8(aux32 >> (7 * k0 / 2))))
@@ -714,40 +615,40 @@ func explainIQ2XXS(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.
 	return e.dTail(tmp, sumi, e.inF("h2f(x.d)", sim.H2F(b.D())), y, iqs/2)
 }
 
-func explainIQ2XS(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Block) Operand {
+func explainIQ2XS(e *explainer, tmp sim.StepArg, xrow []byte, kbx, iqs int, y []q8.Block) sim.StepArg {
 	b := quant.IQ2_XSBlock(xrow, kbx)
-	s := []Operand{e.zero(), e.zero()}
+	s := []sim.StepArg{e.zero(), e.zero()}
 	e.gridSumi(y, iqs/2, s, half, func(l0 int) (int32, int32, string) {
 		q2 := b.Qs(2*iqs + l0/2)
 		signs0, signs1 := sim.KsignMasks(quant.UnpackKsigns(uint8(q2 >> 9)))
 		gl, gh := sim.SignedGrid(quant.IQ2XSGrid(int(q2&0x1FF)), signs0, signs1)
 		return gl, gh, fmt.Sprintf("x grid %d", q2&0x1FF)
 	})
-	sumi := e.scaleSums([2]Operand{s[0], s[1]}, b.Scales()[iqs/2])
+	sumi := e.scaleSums([2]sim.StepArg{s[0], s[1]}, b.Scales()[iqs/2])
 	return e.dTail(tmp, sumi, e.inF("h2f(x.d)", sim.H2F(b.D())), y, iqs/2)
 }
 
-func explainIQ2S(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Block) Operand {
+func explainIQ2S(e *explainer, tmp sim.StepArg, xrow []byte, kbx, iqs int, y []q8.Block) sim.StepArg {
 	b := quant.IQ2_SBlock(xrow, kbx)
 	qs := b.Qs()
 	ib32 := iqs / 2
 	qh := int32(b.Qh()[ib32])
-	s := []Operand{e.zero(), e.zero()}
+	s := []sim.StepArg{e.zero(), e.zero()}
 	e.gridSumi(y, ib32, s, half, func(l0 int) (int32, int32, string) {
 		idx := int32(qs[4*ib32+l0/2]) | ((qh << (8 - l0)) & 0x300)
 		signs0, signs1 := sim.PackedSignMasks(qs[32+4*ib32+l0/2])
 		gl, gh := sim.SignedGrid(quant.IQ2SGrid(int(idx)), signs0, signs1)
 		return gl, gh, fmt.Sprintf("x grid %d", idx)
 	})
-	sumi := e.scaleSums([2]Operand{s[0], s[1]}, b.Scales()[ib32])
+	sumi := e.scaleSums([2]sim.StepArg{s[0], s[1]}, b.Scales()[ib32])
 	return e.dTail(tmp, sumi, e.inF("h2f(x.d)", sim.H2F(b.D())), y, ib32)
 }
 
-func explainIQ3XXS(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Block) Operand {
+func explainIQ3XXS(e *explainer, tmp sim.StepArg, xrow []byte, kbx, iqs int, y []q8.Block) sim.StepArg {
 	b := quant.IQ3_XXSBlock(xrow, kbx)
 	qs := b.Qs()
 	aux32 := b.ScalesAndSigns(iqs / 2)
-	s := []Operand{e.zero()}
+	s := []sim.StepArg{e.zero()}
 	e.gridSumi(y, iqs/2, s, one, func(l0 int) (int32, int32, string) {
 		grid := uint64(quant.IQ3XXSGrid(qs[4*iqs+l0])) | uint64(quant.IQ3XXSGrid(qs[4*iqs+l0+1]))<<32
 		signs0, signs1 := sim.KsignMasks(quant.UnpackKsigns(uint8(aux32 >> (7 * l0 / 2))))
@@ -762,13 +663,13 @@ func explainIQ3XXS(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.
 	return e.dTail(tmp, sumi, e.inF("h2f(x.d)", sim.H2F(b.D())), y, iqs/2)
 }
 
-func explainIQ3S(e *explainer, tmp Operand, xrow []byte, kbx, iqs int, y []q8.Block) Operand {
+func explainIQ3S(e *explainer, tmp sim.StepArg, xrow []byte, kbx, iqs int, y []q8.Block) sim.StepArg {
 	b := quant.IQ3_SBlock(xrow, kbx)
 	qs := b.Qs()
 	ib32 := iqs / 2
 	qh := int32(b.Qh()[ib32])
 	signs := b.Signs()
-	s := []Operand{e.zero()}
+	s := []sim.StepArg{e.zero()}
 	e.gridSumi(y, ib32, s, one, func(l0 int) (int32, int32, string) {
 		i0 := int32(qs[4*iqs+l0]) | ((qh << (8 - l0)) & 0x100)
 		i1 := int32(qs[4*iqs+l0+1]) | ((qh << (7 - l0)) & 0x100)
