@@ -1,7 +1,6 @@
 package oracle_test
 
 import (
-	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -122,50 +121,12 @@ func TestKernelBoundIQHoldsOnSimulator(t *testing.T) {
 // TestKernelBoundIQID: MUL_MAT_ID of the six i-quants (MMVQ and the MoE MMVQ kernel for
 // 1..8 tokens, MMQ beyond) within MulMatIDRefOn's kernel bound.
 func TestKernelBoundIQID(t *testing.T) {
-	impl := ggsim.NewSimulator()
-	devs := boundDevices(t)
-	rapid.Check(t, func(rt *rapid.T) {
-		typ := rapid.SampledFrom(iqBoundTypes).Draw(rt, "type")
-		dev := rapid.SampledFrom(devs).Draw(rt, "device")
-		K := 256 * rapid.IntRange(1, 4).Draw(rt, "k/256")
-		N := rapid.IntRange(1, 48).Draw(rt, "n")
-		E := rapid.IntRange(2, 8).Draw(rt, "e")
-		U := rapid.IntRange(1, 2).Draw(rt, "u")
-		T := rapid.SampledFrom([]int{1, 3, 8, 12, 40}).Draw(rt, "tokens")
-		seed := rapid.Uint64().Draw(rt, "seed")
-		r := rand.New(rand.NewPCG(seed, 13))
-		ids := make([]int32, T*U)
-		for tok := 0; tok < T; tok++ {
-			p := r.Perm(E)
-			for u := 0; u < U; u++ {
-				ids[tok*U+u] = int32(p[u])
-			}
-		}
-		as, err := oracletest.RealisticWeights(typ, K, N*E, seed)
+	checkKernelBoundID(t, iqBoundTypes, 13, func(rt *rapid.T, _ *rand.Rand, typ quant.Type, K, rows, T int, seed uint64) ([]byte, []float32) {
+		as, err := oracletest.RealisticWeights(typ, K, rows, seed)
 		if err != nil {
 			rt.Fatal(err)
 		}
-		b := oracletest.RealisticActivations(K, T, seed+1)
-		got, err := impl.MulMatID(dev, typ, as, K, N, E, b, 1, T, ids, U)
-		if errors.Is(err, oracle.ErrUnsupported) {
-			rt.Skip(err) // IQ1_M beyond MMVQ, or a shape ggml races on
-		}
-		if err != nil {
-			rt.Fatal(err)
-		}
-		ref, err := oracle.MulMatIDRefOn(dev, typ, as, K, N, E, b, 1, T, ids, U)
-		if err != nil {
-			rt.Fatal(err)
-		}
-		if ref.Center == nil {
-			if typ == quant.IQ1_M && T > 8 {
-				rt.Skip("IQ1_M has no MMQ")
-			}
-			rt.Fatalf("no kernel bound for %v with %d tokens on %s", typ, T, dev.Name)
-		}
-		if out, first := ref.WithinBound(got); out > 0 {
-			rt.Fatalf("%d of %d outside; first %d: got %v, center %v, bound %v", out, len(got), first, got[first], ref.Center[first], ref.Bound[first])
-		}
+		return as, oracletest.RealisticActivations(K, T, seed+1)
 	})
 }
 

@@ -119,10 +119,22 @@ func TestKernelBoundValueIsTruth(t *testing.T) {
 // TestKernelBoundID: MUL_MAT_ID on MMVQ (1..8 tokens) and MMQ (more) within
 // MulMatIDRefOn's bound.
 func TestKernelBoundID(t *testing.T) {
+	types := []quant.Type{quant.Q4_0, quant.Q4_K, quant.Q8_0, quant.Q6_K, quant.Q5_1, quant.Q2_K}
+	checkKernelBoundID(t, types, 12, func(rt *rapid.T, r *rand.Rand, typ quant.Type, K, rows, T int, _ uint64) ([]byte, []float32) {
+		return oracle.QuantizeRows(rt, typ, oracle.GoldenLike(r, K*rows, 0.05), K, rows), oracle.GoldenLike(r, K*T, 1)
+	})
+}
+
+// checkKernelBoundID draws MUL_MAT_ID cases of types (weights and activations from data,
+// ids from a generator seeded with the case's seed and salt) and requires every output
+// of the simulator within MulMatIDRefOn's kernel bound. A case the simulator refuses
+// as not modelled (errors.ErrUnsupported: a shape ggml races on, a type without that
+// kernel) is skipped.
+func checkKernelBoundID(t *testing.T, types []quant.Type, salt uint64, data func(rt *rapid.T, r *rand.Rand, typ quant.Type, K, rows, T int, seed uint64) ([]byte, []float32)) {
 	impl := ggsim.NewSimulator()
 	devs := boundDevices(t)
 	rapid.Check(t, func(rt *rapid.T) {
-		typ := rapid.SampledFrom([]quant.Type{quant.Q4_0, quant.Q4_K, quant.Q8_0, quant.Q6_K, quant.Q5_1, quant.Q2_K}).Draw(rt, "type")
+		typ := rapid.SampledFrom(types).Draw(rt, "type")
 		dev := rapid.SampledFrom(devs).Draw(rt, "device")
 		K := 256 * rapid.IntRange(1, 4).Draw(rt, "k/256")
 		N := rapid.IntRange(1, 48).Draw(rt, "n")
@@ -130,7 +142,7 @@ func TestKernelBoundID(t *testing.T) {
 		U := rapid.IntRange(1, 2).Draw(rt, "u")
 		T := rapid.SampledFrom([]int{1, 3, 8, 12, 40}).Draw(rt, "tokens")
 		seed := rapid.Uint64().Draw(rt, "seed")
-		r := rand.New(rand.NewPCG(seed, 12))
+		r := rand.New(rand.NewPCG(seed, salt))
 		ids := make([]int32, T*U)
 		for tok := 0; tok < T; tok++ {
 			p := r.Perm(E)
@@ -138,11 +150,10 @@ func TestKernelBoundID(t *testing.T) {
 				ids[tok*U+u] = int32(p[u])
 			}
 		}
-		as := oracle.QuantizeRows(rt, typ, oracle.GoldenLike(r, K*N*E, 0.05), K, N*E)
-		b := oracle.GoldenLike(r, K*T, 1)
+		as, b := data(rt, r, typ, K, N*E, T, seed)
 		got, err := impl.MulMatID(dev, typ, as, K, N, E, b, 1, T, ids, U)
 		if errors.Is(err, oracle.ErrUnsupported) {
-			rt.Skip(err) // a shape ggml races on (the simulator refuses it)
+			rt.Skip(err)
 		}
 		if err != nil {
 			rt.Fatal(err)
