@@ -4,6 +4,8 @@ package oracle
 var (
 	QuantizeRows = quantizeRows
 	GoldenLike   = goldenLike
+	// GemmParallelOrder is gemmParallel: which of gonum's summation orders a product takes.
+	GemmParallelOrder = gemmParallel
 )
 
 type Fataler = fataler

@@ -1,6 +1,7 @@
 package oracle_test
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -42,15 +43,44 @@ func sameRef(t *testing.T, what string, got, want *oracle.Reference) {
 	}
 }
 
-// The row-by-row references give the bits the whole-matrix ones gave: MulMatRef (gonum's
-// serial and blocked summation orders, K a multiple of 64 or not), MulMatRefOn on the
-// MMVQ, MMQ-MMA and MMQ-DP4A paths and its fallback, and MulMatIDRefOn.
+// The row-by-row references give the bits the whole-matrix ones gave: refDigest of
+// MulMatRef (gonum's serial and blocked summation orders, K a multiple of 64 or not),
+// MulMatRefOn on the MMVQ, MMQ-MMA and MMQ-DP4A paths and its fallback, and
+// MulMatIDRefOn, recorded with the code of commit 47dbb87 (the same helper run in a
+// worktree of that commit), before the references worked by rows.
 func TestRowReferencesSame(t *testing.T) {
+	const recorded = "ac0546e681517bb67a7f81521b94264bda8ebfe0d20f9c33120a5440d57a9347"
+	d, n := refDigest(t)
+	if n != 131 {
+		t.Fatalf("%d references, the recorded digest covers 131", n)
+	}
+	if d != recorded {
+		t.Fatalf("references digest %s, recorded at 47dbb87 %s", d, recorded)
+	}
+}
+
+// refDigest hashes the bits of Value, Center (with its presence) and Bound of
+// MulMatRef, MulMatRefOn (H200 and RTX 3090: MMVQ, MMQ with the MMA and the dp4a layout,
+// the fallback) and MulMatIDRefOn (H200) on the cases of TestRowReferencesSame; IQ2_XXS
+// only through MulMatRef (its kernel bound came later than the recorded digest).
+func refDigest(t *testing.T) (string, int) {
+	h := sha256.New()
+	put := func(what string, ref *oracle.Reference, err error) {
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		fmt.Fprintf(h, "%s %d %d %v\n", what, len(ref.Value), len(ref.Bound), ref.Center != nil)
+		for _, s := range [][]float64{ref.Value, ref.Center, ref.Bound} {
+			for _, v := range s {
+				fmt.Fprintf(h, "%016x", math.Float64bits(v))
+			}
+		}
+	}
 	h200, err := sim.Lookup("H200")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rtx, err := sim.Lookup("RTX 3090") // sm_86: MMQ with the dp4a layout
+	rtx, err := sim.Lookup("RTX 3090")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,36 +96,50 @@ func TestRowReferencesSame(t *testing.T) {
 				t.Fatal(err)
 			}
 			if si == 2 && (typ == quant.Q4_0 || typ == quant.Q4_1 || typ == quant.Q5_1 || typ == quant.Q4_K) {
-				// A zero scale (d, the first two bytes of these blocks) in row 1 only, so
-				// that a row of zero-scale groups follows one without.
 				rs, _ := typ.RowSize(int64(K))
 				a[rs], a[rs+1] = 0, 0
 			}
 			b := oracletest.RealisticActivations(K, M, seed)
-			got, err := oracle.MulMatRef(typ, a, K, N, b, M)
-			if err != nil {
-				t.Fatal(err)
+			what := fmt.Sprintf("%v K=%d N=%d M=%d", typ, K, N, M)
+			ref, err := oracle.MulMatRef(typ, a, K, N, b, M)
+			put(what+" MulMatRef", ref, err)
+			n++
+			if typ == quant.IQ2_XXS {
+				continue
 			}
-			want, err := oracle.OldMulMatRef(typ, a, K, N, b, M)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sameRef(t, typ.String()+" MulMatRef", got, want)
 			for _, dev := range []sim.Device{h200, rtx} {
-				got, err := oracle.MulMatRefOn(dev, typ, a, K, N, b, M)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, err := oracle.OldMulMatRefOn(dev, typ, a, K, N, b, M)
-				if err != nil {
-					t.Fatal(err)
-				}
-				sameRef(t, typ.String()+" MulMatRefOn "+dev.Name+" "+oracle.KernelPath(dev, typ, K, N, M), got, want)
+				ref, err := oracle.MulMatRefOn(dev, typ, a, K, N, b, M)
+				put(what+" MulMatRefOn "+dev.Name, ref, err)
+				n++
 			}
+		}
+	}
+	r := rand.New(rand.NewPCG(7, 7))
+	for _, typ := range []quant.Type{quant.Q4_K, quant.Q4_0} {
+		for _, c := range []struct{ K, N, E, B1, T, U int }{{256, 96, 4, 1, 3, 2}, {512, 256, 3, 2, 20, 2}, {256, 64, 8, 1, 40, 4}} {
+			a, err := oracletest.RealisticWeights(typ, c.K, c.N*c.E, uint64(c.T))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := oracletest.RealisticActivations(c.K, c.B1*c.T, 3)
+			ids := make([]int32, c.T*c.U)
+			for i := range ids {
+				ids[i] = int32(r.IntN(c.E))
+			}
+			ref, err := oracle.MulMatIDRefOn(h200, typ, a, c.K, c.N, c.E, b, c.B1, c.T, ids, c.U)
+			put(fmt.Sprintf("%v %+v MulMatIDRefOn", typ, c), ref, err)
 			n++
 		}
 	}
-	// MulMatIDRefOn: E experts, T tokens, U slots, broadcast (B1 = 1) and per slot.
+	return fmt.Sprintf("%x", h.Sum(nil)), n
+}
+
+// MulMatIDRefOnTokens's blocks are MulMatIDRefOn's reference cut by tokens, bit for bit.
+func TestMulMatIDRefOnTokensSame(t *testing.T) {
+	h200, err := sim.Lookup("H200")
+	if err != nil {
+		t.Fatal(err)
+	}
 	r := rand.New(rand.NewPCG(7, 7))
 	for _, typ := range []quant.Type{quant.Q4_K, quant.Q4_0, quant.IQ2_XXS} {
 		for _, c := range []struct{ K, N, E, B1, T, U int }{{256, 96, 4, 1, 3, 2}, {512, 256, 3, 2, 20, 2}, {256, 64, 8, 1, 40, 4}} {
@@ -108,15 +152,10 @@ func TestRowReferencesSame(t *testing.T) {
 			for i := range ids {
 				ids[i] = int32(r.IntN(c.E))
 			}
-			got, err := oracle.MulMatIDRefOn(h200, typ, a, c.K, c.N, c.E, b, c.B1, c.T, ids, c.U)
+			want, err := oracle.MulMatIDRefOn(h200, typ, a, c.K, c.N, c.E, b, c.B1, c.T, ids, c.U)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := oracle.OldMulMatIDRefOn(h200, typ, a, c.K, c.N, c.E, b, c.B1, c.T, ids, c.U)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sameRef(t, typ.String()+" MulMatIDRefOn", got, want)
 			for _, toks := range []int{1, 3} {
 				got := &oracle.Reference{}
 				next := 0
@@ -141,9 +180,6 @@ func TestRowReferencesSame(t *testing.T) {
 				sameRef(t, fmt.Sprintf("%v MulMatIDRefOnTokens by %d tokens", typ, toks), got, want)
 			}
 		}
-	}
-	if n != len(types)*len(shapes) {
-		t.Fatalf("%d cases", n)
 	}
 }
 
@@ -173,7 +209,7 @@ func TestMulMatRefOnColsSame(t *testing.T) {
 			t.Fatal(err)
 		}
 		b := oracletest.RealisticActivations(c.K, c.M, 5)
-		want, err := oracle.OldMulMatRefOn(h200, c.typ, a, c.K, c.N, b, c.M)
+		want, err := oracle.MulMatRefOn(h200, c.typ, a, c.K, c.N, b, c.M)
 		if err != nil {
 			t.Fatal(err)
 		}
