@@ -47,9 +47,15 @@ func sameRef(t *testing.T, what string, got, want *oracle.Reference) {
 // MulMatRef (gonum's serial and blocked summation orders, K a multiple of 64 or not),
 // MulMatRefOn on the MMVQ, MMQ-MMA and MMQ-DP4A paths and its fallback, and
 // MulMatIDRefOn, recorded with the code of commit 47dbb87 (the same helper run in a
-// worktree of that commit), before the references worked by rows.
+// worktree of that commit), before the references worked by rows. The float64 sums of
+// the references are fused where Go fuses a*b+c, so the digest is one per build
+// (rowref_digest_*_test.go: amd64 below v3, amd64 v3 and up); other architectures
+// have none recorded and skip.
 func TestRowReferencesSame(t *testing.T) {
-	const recorded = "ac0546e681517bb67a7f81521b94264bda8ebfe0d20f9c33120a5440d57a9347"
+	recorded := refDigestRecorded
+	if recorded == "" {
+		t.Skip("SKIP (not a pass): no digest of the references recorded for this architecture")
+	}
 	d, n := refDigest(t)
 	if n != 131 {
 		t.Fatalf("%d references, the recorded digest covers 131", n)
