@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ggsim/ggsim/internal/errs"
 	"github.com/ggsim/ggsim/quant"
@@ -322,18 +323,24 @@ func (l *launch) run(n int, opt *Options) ([]float32, error) {
 	if workers > total {
 		workers = total
 	}
+	// Workers take chunks of rows from a shared counter: no goroutine feeds them (a
+	// feeder competing with the workers for the Ps was measured to idle one of two).
 	var wg sync.WaitGroup
-	next := make(chan int, workers)
+	var next atomic.Int64
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			if l.rows8 != nil {
-				l.runRows8(out, next, total)
+				l.runRows8(out, &next, total)
 				return
 			}
 			acc := make([]float32, l.plan.ThreadsPerRow())
-			for r0 := range next {
+			for {
+				r0 := int(next.Add(rowChunk)) - rowChunk
+				if r0 >= total {
+					return
+				}
 				for r := r0; r < r0+rowChunk && r < total; r++ {
 					c, i := r/l.nrows, r%l.nrows
 					for j := 0; j < l.ncols; j++ {
@@ -343,10 +350,6 @@ func (l *launch) run(n int, opt *Options) ([]float32, error) {
 			}
 		}()
 	}
-	for r0 := 0; r0 < total; r0 += rowChunk {
-		next <- r0
-	}
-	close(next)
 	wg.Wait()
 	return out, nil
 }
@@ -356,12 +359,16 @@ const rowChunk = 16
 // runRows8 is a worker of run on the 8-row path: the rows of each chunk in groups of up
 // to eight of one channel (a short group repeats its last row in the spare lanes), all
 // columns at once where the rows do not depend on the column.
-func (l *launch) runRows8(out []float32, next <-chan int, total int) {
+func (l *launch) runRows8(out []float32, next *atomic.Int64, total int) {
 	f := l.rows8(l)
 	var rows [8][]byte
 	var res [tiling.MMVQMaxBatchSize][8]float32
 	ys := make([][]q8.Block, 0, tiling.MMVQMaxBatchSize)
-	for r0 := range next {
+	for {
+		r0 := int(next.Add(rowChunk)) - rowChunk
+		if r0 >= total {
+			return
+		}
 		end := min(r0+rowChunk, total)
 		for g := r0; g < end; {
 			c, i0 := g/l.nrows, g%l.nrows

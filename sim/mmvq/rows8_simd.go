@@ -54,7 +54,7 @@ var rows8Kernels = map[quant.Type]struct {
 	f   rows8Factory
 	dot VecDot
 }{
-	quant.Q4_K:   {rows8Of[q4KLanes], vecDotQ4_K},
+	quant.Q4_K:   {q4KThreads, vecDotQ4_K},
 	quant.Q6_K:   {rows8Of[q6KLanes], vecDotQ6_K},
 	quant.Q8_0:   {rows8Of[q80Lanes], vecDotQ8_0},
 	quant.IQ4_XS: {rows8Of[iq4XSLanes], vecDotIQ4_XS},

@@ -1,0 +1,238 @@
+//go:build goexperiment.simd && amd64
+
+package mmvq
+
+import (
+	"simd/archsimd"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/ggsim/ggsim/f16"
+	"github.com/ggsim/ggsim/sim"
+	"github.com/ggsim/ggsim/sim/q8"
+	"github.com/ggsim/ggsim/tiling"
+)
+
+// The thread-lane path of Q4_K (GOEXPERIMENT=simd, amd64 with AVX2 and FMA): one row at
+// a time, eight simulated threads of the row side by side, thread 8v+l in lane l of
+// vector v. Each thread's float sequence is its scalar one (its x blocks ascending, the
+// vec_dot's steps in order); the cross-warp adds and the butterfly are lane-wise adds
+// and in-register permutations in the GPU's order. Unlike the 8-row path (rows8Of), the
+// weights need no transposition (the ints of threads 8G..8G+7 of a block are two
+// 128-bit halves of its qs) and what one thread reads of a column (its u ints, h2f(d8),
+// Σu) is tabled once per column in lane order (q4KTCol).
+//
+// No lane checks. Every float value of the Q4_K vec_dot chain, the cross-warp adds and
+// the butterfly is an integer multiple of 2^-48: halves (d8, d, dmin) are multiples of
+// 2^-24, the dp4a results integers, so d8·I2F(n) is a multiple of 2^-24 and
+// sumf·h2f(dm) of 2^-48; a sum or a rounded result of multiples of 2^-48 is one again
+// (a float32 of magnitude at least 2^-25 has an ulp of at least 2^-48, and a smaller
+// multiple of 2^-48 is exact). A non-zero result therefore has magnitude at least 2^-48,
+// far from the flush range (below 2^-126) where the GPU's FTZ arithmetic differs from
+// IEEE's. And with finite halves nothing overflows: |dot1·sc| ≤ 8·15·128·63 < 2^20, so
+// |sumf_d| < 2·2^16·2^20 = 2^37 and |sumf_d·d| < 2^53; |dot2·m| ≤ 8·128·63 < 2^16, so
+// |sumf_m·dmin| < 2^49; a thread's result per block is below 2^54, and an output sums at
+// most 16·nblocks of them (nblocks < 2^23 for any row ggml can address): below 2^81. So where every half the launch reads is finite
+// (every block's dm as it is read; the column tables: every d8), the CPU's unflushed IEEE
+// FMA, MUL and ADD give the GPU's bits, and the zeros behave the same on both (IEEE's
+// sign rules). Elsewhere the group of rows goes to the checked 8-row path, which handles
+// Inf, NaN and the flush (TestThreads8MatchesScalar covers both sides).
+
+// useThreads8 lets tests run the 8-row path on data the thread-lane path takes.
+var useThreads8 = true
+
+// threads8Groups counts the row groups of the thread-lane kernels: fast (no lane
+// checks) and checked (given to the 8-row path); tests read it to see both taken.
+var threads8Groups struct{ fast, checked atomic.Int64 }
+
+// q4KTCol is what lane l of a thread-lane vector reads of one q8_1 block pair for step i
+// of vec_dot_q4_K_q8_1: for the threads t = 8G+l of an x block (iqs = 2t, bq8 =
+// 4G+2(l/4), i0 = l%4), block y[bq8+i]'s ints i0 and i0+4, h2f(d8) and the sum of its
+// eight int8 values (dot2).
+type q4KTCol struct {
+	u0, u1 [8]int32
+	d8     [8]float32
+	bs     [8]int32
+}
+
+// tColCache holds the lane tables of the columns one worker met in this launch, keyed by
+// the column's first block (a launch's columns do not change while it runs).
+type tColCache struct {
+	key  []*q8.Block
+	tab  [][]q4KTCol
+	ok   []bool // every d8 the table read was finite
+	next int
+}
+
+const tColCacheSize = 16
+
+// get returns column y's table for nblocks Q4_K blocks (8 q8_1 blocks each) and whether
+// its scales are all finite.
+func (c *tColCache) get(y []q8.Block, nblocks int) ([]q4KTCol, bool) {
+	k := &y[0]
+	for i, p := range c.key {
+		if p == k {
+			return c.tab[i], c.ok[i]
+		}
+	}
+	i := c.next
+	if len(c.key) < tColCacheSize {
+		c.key, c.tab, c.ok = append(c.key, nil), append(c.tab, nil), append(c.ok, false)
+		i = len(c.key) - 1
+	} else {
+		c.next = (c.next + 1) % tColCacheSize
+	}
+	t := c.tab[i]
+	if cap(t) < 4*nblocks {
+		t = make([]q4KTCol, 4*nblocks)
+	}
+	t = t[:4*nblocks]
+	ok := true
+	for kbx := range nblocks {
+		for G := range 2 {
+			for i := range 2 {
+				e := &t[(kbx*2+G)*2+i]
+				for l := range 8 {
+					b := &y[kbx*8+4*G+2*(l/4)+i]
+					ok = ok && b.D&0x7c00 != 0x7c00
+					e.u0[l], e.u1[l] = b.Int(l%4), b.Int(l%4+4)
+					e.d8[l] = sim.H2F(b.D)
+					e.bs[l] = bsum(e.u0[l]) + bsum(e.u1[l])
+				}
+			}
+		}
+	}
+	c.key[i], c.tab[i], c.ok[i] = k, t, ok
+	return t, ok
+}
+
+var (
+	// lane s of the scale vectors is sub-block s; its byte of each scale word is s%4
+	tScaleShift = archsimd.LoadUint32x8(&[8]uint32{0, 8, 16, 24, 0, 8, 16, 24})
+	tScaleLo    = archsimd.LoadUint32x8(&[8]uint32{1, 1, 1, 1, 0, 0, 0, 0})
+	// tScaleIdx[G][i]: lane l of threads 8G..8G+7 reads sub-block 2j+i, j = 2G + l/4
+	tScaleIdx = [2][2]archsimd.Uint32x8{
+		{archsimd.LoadUint32x8(&[8]uint32{0, 0, 0, 0, 2, 2, 2, 2}), archsimd.LoadUint32x8(&[8]uint32{1, 1, 1, 1, 3, 3, 3, 3})},
+		{archsimd.LoadUint32x8(&[8]uint32{4, 4, 4, 4, 6, 6, 6, 6}), archsimd.LoadUint32x8(&[8]uint32{5, 5, 5, 5, 7, 7, 7, 7})},
+	}
+	ones32 = archsimd.BroadcastUint32x8(1)
+)
+
+// q4KScales8 is get_scale_min_k4 of the eight sub-blocks of a Q4_K/Q5_K block from its
+// 12 scale bytes: lane s holds sc[s] and m[s].
+func q4KScales8(scales []byte) (sc, m archsimd.Int32x8) {
+	W0 := archsimd.BroadcastUint32x8(uint32(le32(scales))).ShiftRight(tScaleShift).And(byteMask)
+	W1 := archsimd.BroadcastUint32x8(uint32(le32(scales[4:]))).ShiftRight(tScaleShift).And(byteMask)
+	W2 := archsimd.BroadcastUint32x8(uint32(le32(scales[8:]))).ShiftRight(tScaleShift).And(byteMask)
+	lo := tScaleLo.Equal(ones32)
+	// s < 4: sc = scales[s]&63, m = scales[s+4]&63; s = 4+t: sc = scales[8+t]&15 |
+	// scales[t]>>6<<4, m = scales[8+t]>>4 | scales[4+t]>>6<<4
+	scHi := W2.And(mask15).Or(W0.ShiftAllRight(6).ShiftAllLeft(4))
+	mHi := W2.ShiftAllRight(4).Or(W1.ShiftAllRight(6).ShiftAllLeft(4))
+	return W0.And(mask63).Merge(scHi, lo).AsInt32x8(), W1.And(mask63).Merge(mHi, lo).AsInt32x8()
+}
+
+// load32 loads 32 bytes at b[o:].
+func load32(b []byte, o int) archsimd.Uint32x8 {
+	return archsimd.LoadUint8x32((*[32]uint8)(unsafe.Pointer(unsafe.SliceData(b[o : o+32])))).AsUint32x8()
+}
+
+// q4KThreads is the Q4_K kernel on the thread-lane path, the checked 8-row kernel where
+// a half is not finite; the 8-row kernel alone where the launch is not one it handles.
+func q4KThreads(l *launch) rows8Func {
+	p := l.plan
+	nt := p.ThreadsPerRow()
+	checked := rows8Of[q4KLanes](l)
+	if !useThreads8 || p.QI/p.VDR != 16 || nt%32 != 0 || nt/8 > 16 || p.BlocksPerIter != nt/16 || p.QK != 256 {
+		return checked
+	}
+	const blockBytes = 144
+	nv, nw, bpi, nblocks := nt/8, nt/32, p.BlocksPerIter, l.nblocks
+	var cache tColCache
+	var tabs [tiling.MMVQMaxBatchSize][]q4KTCol
+	var tmp [tiling.MMVQMaxBatchSize][16]archsimd.Float32x8
+	return func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
+		nc := len(ys)
+		for j, y := range ys {
+			t, ok := cache.get(y, nblocks)
+			if !ok {
+				threads8Groups.checked.Add(1)
+				checked(rows, ys, out)
+				return
+			}
+			tabs[j] = t
+		}
+		for q, row := range rows {
+			row = row[:nblocks*blockBytes]
+			for j := range nc {
+				for v := range nv {
+					tmp[j][v] = zero8
+				}
+			}
+			for kbx := range nblocks {
+				b := row[kbx*blockBytes : (kbx+1)*blockBytes]
+				dm := le32(b)
+				if dm&0x7c00 == 0x7c00 || dm&0x7c000000 == 0x7c000000 {
+					threads8Groups.checked.Add(1)
+					checked(rows, ys, out) // a d or dmin is Inf or NaN
+					return
+				}
+				d := archsimd.BroadcastFloat32x8(sim.H2F(f16.Half(dm)))
+				dmin := archsimd.BroadcastFloat32x8(sim.H2F(f16.Half(dm >> 16)))
+				sc8, m8 := q4KScales8(b[4:16])
+				vb := 2 * (kbx % bpi)
+				for G := range 2 {
+					// threads 8G..8G+7: ints 16G+{0..3, 8..11} (v0) and +4 (v1) of qs
+					A, B := load32(b, 16+64*G), load32(b, 48+64*G)
+					V0, V1 := A.Select128FromPair(0, 2, B), A.Select128FromPair(1, 3, B)
+					v00, v01 := V0.And(nib4Mask).AsUint8x32(), V1.And(nib4Mask).AsUint8x32()
+					v10, v11 := V0.ShiftAllRight(4).And(nib4Mask).AsUint8x32(), V1.ShiftAllRight(4).And(nib4Mask).AsUint8x32()
+					sc0, sc1 := sc8.Permute(tScaleIdx[G][0]), sc8.Permute(tScaleIdx[G][1])
+					m0, m1 := m8.Permute(tScaleIdx[G][0]), m8.Permute(tScaleIdx[G][1])
+					for j := range nc {
+						e := tabs[j][(kbx*2+G)*2:]
+						e0, e1 := &e[0], &e[1]
+						u00 := archsimd.LoadInt32x8(&e0.u0).AsInt8x32()
+						u01 := archsimd.LoadInt32x8(&e0.u1).AsInt8x32()
+						u10 := archsimd.LoadInt32x8(&e1.u0).AsInt8x32()
+						u11 := archsimd.LoadInt32x8(&e1.u1).AsInt8x32()
+						dot10 := v00.DotProductPairsSaturated(u00).Add(v01.DotProductPairsSaturated(u01)).DotProductPairs(ones16)
+						dot11 := v10.DotProductPairsSaturated(u10).Add(v11.DotProductPairsSaturated(u11)).DotProductPairs(ones16)
+						d80, d81 := archsimd.LoadFloat32x8(&e0.d8), archsimd.LoadFloat32x8(&e1.d8)
+						sumfD := d80.MulAdd(dot10.Mul(sc0).ConvertToFloat32(), zero8)
+						sumfM := d80.MulAdd(archsimd.LoadInt32x8(&e0.bs).Mul(m0).ConvertToFloat32(), zero8)
+						sumfD = d81.MulAdd(dot11.Mul(sc1).ConvertToFloat32(), sumfD)
+						sumfM = d81.MulAdd(archsimd.LoadInt32x8(&e1.bs).Mul(m1).ConvertToFloat32(), sumfM)
+						r := sumfD.MulAdd(d, sim.Neg8U(sumfM.Mul(dmin)))
+						t := &tmp[j][vb+G]
+						*t = t.Add(r)
+					}
+				}
+			}
+			for j := range nc {
+				out[j][q] = threadsReduce(tmp[j][:nv], nw)
+			}
+		}
+		threads8Groups.fast.Add(1)
+	}
+}
+
+// threadsReduce is the end of mul_mat_vec_q for one output from its threads' sums (thread
+// 8v+l in lane l of acc[v]): each lane's cross-warp adds (warp w's lane L is thread
+// 32w+L), then the butterfly over the 32 lanes, as sim.ReduceSumTree (x[l] + x[l+h] for
+// h = 16, 8, 4, 2, 1). Bare adds: for the values of the thread-lane path (see above).
+func threadsReduce(acc []archsimd.Float32x8, nw int) float32 {
+	var s [4]archsimd.Float32x8
+	for c := range s {
+		v := acc[c]
+		for w := 1; w < nw; w++ {
+			v = v.Add(acc[4*w+c])
+		}
+		s[c] = v
+	}
+	u := s[0].Add(s[2]).Add(s[1].Add(s[3]))
+	u = u.Add(u.Select128FromPair(1, 0, u))
+	u = u.Add(u.AsInt32x8().PermuteScalarsGrouped(2, 3, 0, 1).AsFloat32x8())
+	u = u.Add(u.AsInt32x8().PermuteScalarsGrouped(1, 0, 3, 2).AsFloat32x8())
+	return u.GetLo().GetElem(0)
+}
