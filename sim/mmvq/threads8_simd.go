@@ -3,6 +3,7 @@
 package mmvq
 
 import (
+	"math"
 	"simd/archsimd"
 	"sync/atomic"
 	"unsafe"
@@ -116,6 +117,9 @@ var (
 		{archsimd.LoadUint32x8(&[8]uint32{4, 4, 4, 4, 6, 6, 6, 6}), archsimd.LoadUint32x8(&[8]uint32{5, 5, 5, 5, 7, 7, 7, 7})},
 	}
 	ones32 = archsimd.BroadcastUint32x8(1)
+	// shift counts as vectors: Go 1.26 loads a scalar count with a legacy-SSE MOVQ
+	four32 = archsimd.BroadcastUint32x8(4)
+	six32  = archsimd.BroadcastUint32x8(6)
 )
 
 // q4KScales8 is get_scale_min_k4 of the eight sub-blocks of a Q4_K/Q5_K block from its
@@ -127,8 +131,8 @@ func q4KScales8(scales []byte) (sc, m archsimd.Int32x8) {
 	lo := tScaleLo.Equal(ones32)
 	// s < 4: sc = scales[s]&63, m = scales[s+4]&63; s = 4+t: sc = scales[8+t]&15 |
 	// scales[t]>>6<<4, m = scales[8+t]>>4 | scales[4+t]>>6<<4
-	scHi := W2.And(mask15).Or(W0.ShiftAllRight(6).ShiftAllLeft(4))
-	mHi := W2.ShiftAllRight(4).Or(W1.ShiftAllRight(6).ShiftAllLeft(4))
+	scHi := W2.And(mask15).Or(W0.ShiftRight(six32).ShiftLeft(four32))
+	mHi := W2.ShiftRight(four32).Or(W1.ShiftRight(six32).ShiftLeft(four32))
 	return W0.And(mask63).Merge(scHi, lo).AsInt32x8(), W1.And(mask63).Merge(mHi, lo).AsInt32x8()
 }
 
@@ -142,9 +146,15 @@ func load32(b []byte, o int) archsimd.Uint32x8 {
 func q4KThreads(l *launch) rows8Func {
 	p := l.plan
 	nt := p.ThreadsPerRow()
-	checked := rows8Of[q4KLanes](l)
+	var checkedF rows8Func // made on first use (most launches never need it)
+	checked := func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
+		if checkedF == nil {
+			checkedF = rows8Of[q4KLanes](l)
+		}
+		checkedF(rows, ys, out)
+	}
 	if !useThreads8 || p.QI/p.VDR != 16 || nt%32 != 0 || nt/8 > 16 || p.BlocksPerIter != nt/16 || p.QK != 256 {
-		return checked
+		return rows8Of[q4KLanes](l)
 	}
 	const blockBytes = 144
 	nv, nw, bpi, nblocks := nt/8, nt/32, p.BlocksPerIter, l.nblocks
@@ -169,8 +179,12 @@ func q4KThreads(l *launch) rows8Func {
 					tmp[j][v] = zero8
 				}
 			}
+			vb := 0 // 2·(kbx % bpi): the threads' vectors of block kbx
 			for kbx := range nblocks {
 				b := row[kbx*blockBytes : (kbx+1)*blockBytes]
+				// the scales first: no scalar float lives across the call (Go spills
+				// one with a legacy-SSE MOVUPS, costly between AVX instructions on Intel)
+				sc8, m8 := q4KScales8(b[4:16])
 				dm := le32(b)
 				if dm&0x7c00 == 0x7c00 || dm&0x7c000000 == 0x7c000000 {
 					threads8Groups.checked.Add(1)
@@ -179,14 +193,12 @@ func q4KThreads(l *launch) rows8Func {
 				}
 				d := archsimd.BroadcastFloat32x8(sim.H2F(f16.Half(dm)))
 				dmin := archsimd.BroadcastFloat32x8(sim.H2F(f16.Half(dm >> 16)))
-				sc8, m8 := q4KScales8(b[4:16])
-				vb := 2 * (kbx % bpi)
 				for G := range 2 {
 					// threads 8G..8G+7: ints 16G+{0..3, 8..11} (v0) and +4 (v1) of qs
 					A, B := load32(b, 16+64*G), load32(b, 48+64*G)
 					V0, V1 := A.Select128FromPair(0, 2, B), A.Select128FromPair(1, 3, B)
 					v00, v01 := V0.And(nib4Mask).AsUint8x32(), V1.And(nib4Mask).AsUint8x32()
-					v10, v11 := V0.ShiftAllRight(4).And(nib4Mask).AsUint8x32(), V1.ShiftAllRight(4).And(nib4Mask).AsUint8x32()
+					v10, v11 := V0.ShiftRight(four32).And(nib4Mask).AsUint8x32(), V1.ShiftRight(four32).And(nib4Mask).AsUint8x32()
 					sc0, sc1 := sc8.Permute(tScaleIdx[G][0]), sc8.Permute(tScaleIdx[G][1])
 					m0, m1 := m8.Permute(tScaleIdx[G][0]), m8.Permute(tScaleIdx[G][1])
 					for j := range nc {
@@ -208,9 +220,12 @@ func q4KThreads(l *launch) rows8Func {
 						*t = t.Add(r)
 					}
 				}
+				if vb += 2; vb == 2*bpi {
+					vb = 0
+				}
 			}
 			for j := range nc {
-				out[j][q] = threadsReduce(tmp[j][:nv], nw)
+				out[j][q] = math.Float32frombits(threadsReduce(tmp[j][:nv], nw))
 			}
 		}
 		threads8Groups.fast.Add(1)
@@ -221,18 +236,19 @@ func q4KThreads(l *launch) rows8Func {
 // 8v+l in lane l of acc[v]): each lane's cross-warp adds (warp w's lane L is thread
 // 32w+L), then the butterfly over the 32 lanes, as sim.ReduceSumTree (x[l] + x[l+h] for
 // h = 16, 8, 4, 2, 1). Bare adds: for the values of the thread-lane path (see above).
-func threadsReduce(acc []archsimd.Float32x8, nw int) float32 {
-	var s [4]archsimd.Float32x8
-	for c := range s {
-		v := acc[c]
-		for w := 1; w < nw; w++ {
-			v = v.Add(acc[4*w+c])
-		}
-		s[c] = v
+// It returns the bits (read from memory: a float32 result would be moved with legacy-SSE
+// instructions).
+func threadsReduce(acc []archsimd.Float32x8, nw int) uint32 {
+	s0, s1, s2, s3 := acc[0], acc[1], acc[2], acc[3]
+	for w := 1; w < nw; w++ {
+		a := acc[4*w : 4*w+4]
+		s0, s1, s2, s3 = s0.Add(a[0]), s1.Add(a[1]), s2.Add(a[2]), s3.Add(a[3])
 	}
-	u := s[0].Add(s[2]).Add(s[1].Add(s[3]))
+	u := s0.Add(s2).Add(s1.Add(s3))
 	u = u.Add(u.Select128FromPair(1, 0, u))
 	u = u.Add(u.AsInt32x8().PermuteScalarsGrouped(2, 3, 0, 1).AsFloat32x8())
 	u = u.Add(u.AsInt32x8().PermuteScalarsGrouped(1, 0, 3, 2).AsFloat32x8())
-	return u.GetLo().GetElem(0)
+	var o [8]uint32
+	u.AsUint32x8().Store(&o)
+	return o[0]
 }
