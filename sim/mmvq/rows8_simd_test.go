@@ -233,13 +233,14 @@ func TestRows8Dots(t *testing.T) {
 	}
 }
 
-// The thread-lane kernel (Q4_K) gives the scalar path's bits where it runs without lane
-// checks (finite halves: zero, ±subnormal, the smallest normal, the largest, on a
-// quarter of the weight blocks; activations from 2^-60 to 2^12, so d8 from subnormal
-// halves to large ones) and where it hands a group to the checked 8-row path (an Inf or
-// NaN d or dmin, activations whose d8 overflows the half): K with a block count that is
-// and is not a multiple of the blocks per iteration, row counts with short groups, 1..8
-// columns. Both sides must be taken (counted), or the test fails (seed printed).
+// The thread-lane kernels (Q4_K, Q8_0) give the scalar path's bits where they run
+// without lane checks (finite halves: zero, ±subnormal, the smallest normal, the largest,
+// on a quarter of the weight blocks; activations from 2^-60 to 2^12, so d8 from
+// subnormal halves to large ones) and where they hand a group to the checked 8-row path
+// (an Inf or NaN weight scale, activations whose d8 overflows the half, a q8_1 value of
+// -128): K with a block count that is and is not a multiple of the blocks per iteration
+// (and odd, for Q8_0's block pairs), row counts with short groups, 1..8 columns. Both
+// sides must be taken (counted), or the test fails (seed printed).
 func TestThreads8MatchesScalar(t *testing.T) {
 	if !sim.Vec8 {
 		t.Skip("SKIP (not a pass): this CPU lacks AVX2 or FMA")
@@ -247,47 +248,64 @@ func TestThreads8MatchesScalar(t *testing.T) {
 	dev := h200(t)
 	const seed = 1214
 	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewPCG(seed, 1))
 	finite := []f16.Half{0x0000, 0x8000, 0x0001, 0x8001, 0x03ff, 0x0400, 0x7bff, 0xfbff, 0x1000}
 	nonFinite := []f16.Half{0x7c00, 0xfc00, 0x7e01}
-	ty := quant.Q4_K
-	rs, _ := ty.RowSize(256)
-	f0, c0 := threads8Groups.fast.Load(), threads8Groups.checked.Load()
-	for _, k := range []int{256, 1024, 2304, 4096} {
-		for _, n := range []int{1, 13, 64} {
-			x, _ := weights(t, ty, k, n, rng)
-			for o := 0; o < len(x); o += int(rs) {
-				if rng.IntN(4) == 0 {
-					h := finite[rng.IntN(len(finite))]
-					at := o + 2*rng.IntN(2)
-					x[at], x[at+1] = byte(h), byte(h>>8)
-				}
-			}
-			xbad := append([]byte(nil), x...)
-			o := int(rs) * rng.IntN(len(x)/int(rs))
-			h := nonFinite[rng.IntN(len(nonFinite))]
-			xbad[o+2*rng.IntN(2)], xbad[o+2*rng.IntN(2)+1] = byte(h), byte(h>>8)
-			for m := 1; m <= 8; m++ {
-				y := acts(k, m, rng)
-				for j := 0; j < m; j++ {
-					sc := float32(math.Ldexp(1, rng.IntN(72)-60))
-					if rng.IntN(8) == 0 {
-						sc = 1e6 // d8 = amax/127 overflows the half: Inf
-					}
-					for i := j * k; i < (j+1)*k; i++ {
-						y[i] *= sc
+	for _, tc := range []struct {
+		ty     quant.Type
+		halfAt []int
+		ks     []int
+	}{
+		{quant.Q4_K, []int{0, 2}, []int{256, 1024, 2304, 4096}},
+		{quant.Q8_0, []int{0}, []int{32, 96, 1024, 1056, 4096}},
+	} {
+		rng := rand.New(rand.NewPCG(seed, uint64(tc.ty)))
+		ty := tc.ty
+		bs, _ := ty.RowSize(int64(ty.BlockSize()))
+		f0, c0 := threads8Groups.fast.Load(), threads8Groups.checked.Load()
+		for _, k := range tc.ks {
+			for _, n := range []int{1, 13, 64} {
+				x, _ := weights(t, ty, k, n, rng)
+				for o := 0; o < len(x); o += int(bs) {
+					if rng.IntN(4) == 0 {
+						h := finite[rng.IntN(len(finite))]
+						at := o + tc.halfAt[rng.IntN(len(tc.halfAt))]
+						x[at], x[at+1] = byte(h), byte(h>>8)
 					}
 				}
-				for _, xx := range [][]byte{x, xbad} {
-					s, v, _ := scalarToo(t, func() ([]float32, error) { return MulMat(dev, ty, xx, k, n, y, m) })
-					sameBits(t, fmt.Sprintf("%v MulMat k=%d n=%d m=%d", ty, k, n, m), s, v)
+				xbad := append([]byte(nil), x...)
+				at := int(bs)*rng.IntN(len(x)/int(bs)) + tc.halfAt[rng.IntN(len(tc.halfAt))]
+				h := nonFinite[rng.IntN(len(nonFinite))]
+				xbad[at], xbad[at+1] = byte(h), byte(h>>8)
+				for m := 1; m <= 8; m++ {
+					y := acts(k, m, rng)
+					for j := 0; j < m; j++ {
+						sc := float32(math.Ldexp(1, rng.IntN(72)-60))
+						if rng.IntN(8) == 0 {
+							sc = 1e6 // d8 = amax/127 overflows the half: Inf
+						}
+						for i := j * k; i < (j+1)*k; i++ {
+							y[i] *= sc
+						}
+					}
+					for _, xx := range [][]byte{x, xbad} {
+						s, v, _ := scalarToo(t, func() ([]float32, error) { return MulMat(dev, ty, xx, k, n, y, m) })
+						sameBits(t, fmt.Sprintf("%v MulMat k=%d n=%d m=%d", ty, k, n, m), s, v)
+					}
+					// a q8_1 value of -128 (y carrying x's sign would wrap)
+					yq, err := q8.QuantizeQ8_1(y, k, m)
+					if err != nil {
+						t.Fatal(err)
+					}
+					yq[rng.IntN(len(yq))].Qs[rng.IntN(32)] = -128
+					s, v, _ := scalarToo(t, func() ([]float32, error) { return MulMatQ8(dev, ty, x, k, n, yq, m, nil) })
+					sameBits(t, fmt.Sprintf("%v MulMatQ8 with -128 k=%d n=%d m=%d", ty, k, n, m), s, v)
 				}
 			}
 		}
-	}
-	fast, checked := threads8Groups.fast.Load()-f0, threads8Groups.checked.Load()-c0
-	t.Logf("row groups: %d without lane checks, %d given to the checked 8-row path", fast, checked)
-	if fast == 0 || checked == 0 {
-		t.Fatalf("both sides must be taken: %d fast, %d checked", fast, checked)
+		fast, checked := threads8Groups.fast.Load()-f0, threads8Groups.checked.Load()-c0
+		t.Logf("%v: row groups: %d without lane checks, %d given to the checked 8-row path", ty, fast, checked)
+		if fast == 0 || checked == 0 {
+			t.Fatalf("%v: both sides must be taken: %d fast, %d checked", ty, fast, checked)
+		}
 	}
 }

@@ -56,20 +56,22 @@ type q4KTCol struct {
 	bs     [8]int32
 }
 
-// tColCache holds the lane tables of the columns one worker met in this launch, keyed by
-// the column's first block (a launch's columns do not change while it runs).
-type tColCache struct {
-	key  []*q8.Block
-	tab  [][]q4KTCol
-	ok   []bool // every d8 the table read was finite
-	next int
+// colCache holds the lane tables (entries E) of the columns one worker met in this
+// launch, keyed by the column's first block (a launch's columns do not change while it
+// runs); build fills a column's table and says whether the kernel may run it without
+// lane checks.
+type colCache[E any] struct {
+	key   []*q8.Block
+	tab   [][]E
+	ok    []bool
+	next  int
+	build func(y []q8.Block, t []E) ([]E, bool)
 }
 
-const tColCacheSize = 16
+const colCacheSize = 16
 
-// get returns column y's table for nblocks Q4_K blocks (8 q8_1 blocks each) and whether
-// its scales are all finite.
-func (c *tColCache) get(y []q8.Block, nblocks int) ([]q4KTCol, bool) {
+// get returns column y's table and whether build accepted it.
+func (c *colCache[E]) get(y []q8.Block) ([]E, bool) {
 	k := &y[0]
 	for i, p := range c.key {
 		if p == k {
@@ -77,34 +79,50 @@ func (c *tColCache) get(y []q8.Block, nblocks int) ([]q4KTCol, bool) {
 		}
 	}
 	i := c.next
-	if len(c.key) < tColCacheSize {
+	if len(c.key) < colCacheSize {
 		c.key, c.tab, c.ok = append(c.key, nil), append(c.tab, nil), append(c.ok, false)
 		i = len(c.key) - 1
 	} else {
-		c.next = (c.next + 1) % tColCacheSize
+		c.next = (c.next + 1) % colCacheSize
 	}
-	t := c.tab[i]
-	if cap(t) < 4*nblocks {
-		t = make([]q4KTCol, 4*nblocks)
+	t, ok := c.build(y, c.tab[i])
+	c.key[i], c.tab[i], c.ok[i] = k, t, ok
+	return t, ok
+}
+
+// grow returns t with length n, reusing its array when it can.
+func grow[E any](t []E, n int) []E {
+	if cap(t) < n {
+		return make([]E, n)
 	}
-	t = t[:4*nblocks]
-	ok := true
-	for kbx := range nblocks {
-		for G := range 2 {
-			for i := range 2 {
-				e := &t[(kbx*2+G)*2+i]
-				for l := range 8 {
-					b := &y[kbx*8+4*G+2*(l/4)+i]
-					ok = ok && b.D&0x7c00 != 0x7c00
-					e.u0[l], e.u1[l] = b.Int(l%4), b.Int(l%4+4)
-					e.d8[l] = sim.H2F(b.D)
-					e.bs[l] = bsum(e.u0[l]) + bsum(e.u1[l])
+	return t[:n]
+}
+
+// finiteHalf reports whether h is neither Inf nor NaN.
+func finiteHalf(h f16.Half) bool { return h&0x7c00 != 0x7c00 }
+
+// q4KTCols builds a column's Q4_K lane table for nblocks x blocks (8 q8_1 blocks each);
+// it accepts a column whose d8 are all finite.
+func q4KTCols(nblocks int) func(y []q8.Block, t []q4KTCol) ([]q4KTCol, bool) {
+	return func(y []q8.Block, t []q4KTCol) ([]q4KTCol, bool) {
+		t = grow(t, 4*nblocks)
+		ok := true
+		for kbx := range nblocks {
+			for G := range 2 {
+				for i := range 2 {
+					e := &t[(kbx*2+G)*2+i]
+					for l := range 8 {
+						b := &y[kbx*8+4*G+2*(l/4)+i]
+						ok = ok && finiteHalf(b.D)
+						e.u0[l], e.u1[l] = b.Int(l%4), b.Int(l%4+4)
+						e.d8[l] = sim.H2F(b.D)
+						e.bs[l] = bsum(e.u0[l]) + bsum(e.u1[l])
+					}
 				}
 			}
 		}
+		return t, ok
 	}
-	c.key[i], c.tab[i], c.ok[i] = k, t, ok
-	return t, ok
 }
 
 var (
@@ -158,13 +176,13 @@ func q4KThreads(l *launch) rows8Func {
 	}
 	const blockBytes = 144
 	nv, nw, bpi, nblocks := nt/8, nt/32, p.BlocksPerIter, l.nblocks
-	var cache tColCache
+	cache := colCache[q4KTCol]{build: q4KTCols(l.nblocks)}
 	var tabs [tiling.MMVQMaxBatchSize][]q4KTCol
 	var tmp [tiling.MMVQMaxBatchSize][16]archsimd.Float32x8
 	return func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
 		nc := len(ys)
 		for j, y := range ys {
-			t, ok := cache.get(y, nblocks)
+			t, ok := cache.get(y)
 			if !ok {
 				threads8Groups.checked.Add(1)
 				checked(rows, ys, out)
@@ -252,3 +270,138 @@ func threadsReduce(acc []archsimd.Float32x8, nw int) uint32 {
 	u.AsUint32x8().Store(&o)
 	return o[0]
 }
+
+// The thread-lane path of Q8_0: tpb = 4 threads per x block (iqs = 2t), so a vector
+// holds the threads of two consecutive blocks of an iteration (kbx and kbx+1, kbx even).
+// A thread's dot covers the 8 bytes of its two ints in both x and y, which lie at the
+// same offsets of the two blocks' qs: the 32 bytes of x's qs and of the q8_1 block's
+// are multiplied as they are (VPMADDUBSW of |x| with y carrying x's sign, then VPMADDWD),
+// and VPHADDD adds each thread's two ints, leaving lane order A0 A1 B0 B1 A2 A3 B2 B3
+// (block A = kbx, thread t); q80TidOrder puts the lanes in thread order for the
+// reduction. Values: h2f(d_x)·h2f(d_y) is a multiple of 2^-48 below 2^32, a thread's
+// block term below 2^32·2^17 = 2^49: the argument of the Q4_K path holds. |x| is exact
+// for x = -128 (128 unsigned); y carrying x's sign is not for y = -128, which
+// quantize_q8_1 gives only for non-finite input: such a column goes to the checked path
+// with the non-finite scales.
+
+// q80TCol is h2f(d) of the q8_1 blocks of a pair of x blocks, in lane order.
+type q80TCol struct{ d8 [8]float32 }
+
+var (
+	q80LaneA    = archsimd.LoadUint32x8(&[8]uint32{1, 1, 0, 0, 1, 1, 0, 0}) // lanes of block A
+	q80TidOrder = archsimd.LoadUint32x8(&[8]uint32{0, 1, 4, 5, 2, 3, 6, 7})
+)
+
+// q80TCols builds a column's Q8_0 lane table (one q8_1 block per x block, pairs of
+// them); it accepts a column whose d are finite and whose values hold no -128.
+func q80TCols(nblocks int) func(y []q8.Block, t []q80TCol) ([]q80TCol, bool) {
+	return func(y []q8.Block, t []q80TCol) ([]q80TCol, bool) {
+		t = grow(t, (nblocks+1)/2)
+		ok := true
+		for kbx := range nblocks {
+			b := &y[kbx]
+			ok = ok && finiteHalf(b.D)
+			for _, v := range b.Qs {
+				ok = ok && v != -128
+			}
+		}
+		for p := range t {
+			a, b := sim.H2F(y[2*p].D), float32(0)
+			if 2*p+1 < nblocks {
+				b = sim.H2F(y[2*p+1].D)
+			}
+			t[p].d8 = [8]float32{a, a, b, b, a, a, b, b}
+		}
+		return t, ok
+	}
+}
+
+// q80Threads is the Q8_0 kernel on the thread-lane path (see q4KThreads).
+func q80Threads(l *launch) rows8Func {
+	p := l.plan
+	nt := p.ThreadsPerRow()
+	var checkedF rows8Func
+	checked := func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
+		if checkedF == nil {
+			checkedF = rows8Of[q80Lanes](l)
+		}
+		checkedF(rows, ys, out)
+	}
+	if !useThreads8 || p.QI/p.VDR != 4 || nt%32 != 0 || nt/8 > 16 || p.BlocksPerIter != nt/4 || p.QK != 32 {
+		return rows8Of[q80Lanes](l)
+	}
+	const blockBytes = 34
+	nv, nw, bpi, nblocks := nt/8, nt/32, p.BlocksPerIter, l.nblocks
+	laneA := q80LaneA.Equal(ones32)
+	cache := colCache[q80TCol]{build: q80TCols(nblocks)}
+	var tabs [tiling.MMVQMaxBatchSize][]q80TCol
+	var tmp [tiling.MMVQMaxBatchSize][16]archsimd.Float32x8
+	var ord [16]archsimd.Float32x8
+	return func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
+		nc := len(ys)
+		for j, y := range ys {
+			t, ok := cache.get(y)
+			if !ok {
+				threads8Groups.checked.Add(1)
+				checked(rows, ys, out)
+				return
+			}
+			tabs[j] = t
+		}
+		for q, row := range rows {
+			row = row[:nblocks*blockBytes]
+			for j := range nc {
+				for v := range nv {
+					tmp[j][v] = zero8
+				}
+			}
+			vb := 0 // (kbx % bpi)/2: the vector of blocks kbx, kbx+1
+			for kbx := 0; kbx < nblocks; kbx += 2 {
+				a := row[kbx*blockBytes : (kbx+1)*blockBytes]
+				full := kbx+1 < nblocks
+				b := a
+				if full {
+					b = row[(kbx+1)*blockBytes : (kbx+2)*blockBytes]
+				}
+				hA, hB := f16.Half(le16(a)), f16.Half(le16(b))
+				if !finiteHalf(hA) || !finiteHalf(hB) {
+					threads8Groups.checked.Add(1)
+					checked(rows, ys, out) // a d is Inf or NaN
+					return
+				}
+				xa, xb := load32(a, 2).AsInt8x32(), load32(b, 2).AsInt8x32()
+				ua, ub := xa.Abs().AsUint8x32(), xb.Abs().AsUint8x32()
+				dx := archsimd.BroadcastFloat32x8(sim.H2F(hA)).Merge(archsimd.BroadcastFloat32x8(sim.H2F(hB)), laneA)
+				for j := range nc {
+					y := ys[j]
+					ya := archsimd.LoadInt8x32(&y[kbx].Qs)
+					yb := ya
+					if full {
+						yb = archsimd.LoadInt8x32(&y[kbx+1].Qs)
+					}
+					pa := ua.DotProductPairsSaturated(ya.CopySign(xa)).DotProductPairs(ones16)
+					pb := ub.DotProductPairsSaturated(yb.CopySign(xb)).DotProductPairs(ones16)
+					d := dx.Mul(archsimd.LoadFloat32x8(&tabs[j][kbx/2].d8))
+					t := &tmp[j][vb]
+					r := d.MulAdd(pa.AddPairsGrouped(pb).ConvertToFloat32(), *t)
+					if !full {
+						r = r.Merge(*t, laneA) // no block B: its threads keep their sums (its table d8 is 0 too)
+					}
+					*t = r
+				}
+				if vb++; vb == bpi/2 {
+					vb = 0
+				}
+			}
+			for j := range nc {
+				for v := range nv {
+					ord[v] = tmp[j][v].Permute(q80TidOrder)
+				}
+				out[j][q] = math.Float32frombits(threadsReduce(ord[:nv], nw))
+			}
+		}
+		threads8Groups.fast.Add(1)
+	}
+}
+
+func le16(b []byte) uint16 { return uint16(b[0]) | uint16(b[1])<<8 }
