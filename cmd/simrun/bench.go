@@ -103,7 +103,14 @@ func parseBench(args []string) (*benchArgs, error) {
 	if a.only, err = regexp.Compile(*only); err != nil {
 		return nil, fmt.Errorf("--only: %v", err)
 	}
-	return a, nil
+	var names []string
+	for _, s := range benchShapes(a.k, a.n) {
+		if a.only.MatchString(s.name()) {
+			return a, nil
+		}
+		names = append(names, s.name())
+	}
+	return nil, fmt.Errorf("--only %q matches no shape; the shapes are %s", *only, strings.Join(names, ", "))
 }
 
 // benchShape is one matmul of the table: a MUL_MAT (e == 0) or a MUL_MAT_ID.

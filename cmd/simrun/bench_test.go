@@ -44,6 +44,7 @@ func TestBenchErrors(t *testing.T) {
 		{[]string{"--reps", "0"}, 2, "--reps"},
 		{[]string{"--k", "100"}, 2, "--k 100"},
 		{[]string{"--only", "("}, 2, "--only"},
+		{[]string{"--only", "q4_K/m=1$"}, 2, "matches no shape; the shapes are type=q4_K/k=4096/n=14336/m=1,"},
 		{[]string{"extra"}, 2, "unexpected argument"},
 		{[]string{"--ggml", "/nonexistent/ggml-build", "--k", "256", "--n", "8"}, 1, "simrun bench:"},
 	} {
