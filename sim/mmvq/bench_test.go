@@ -9,7 +9,7 @@ import (
 )
 
 // BenchmarkMulMat measures the fast mode on a realistic layer (a 14336×4096 FFN matrix
-// of Q4_K, Q6_K, Q8_0 and IQ4_XS) at batch 1 and 8 (the largest batch ggml sends to
+// of Q4_K, Q6_K, Q8_0, IQ4_XS and Q4_0) at batch 1 and 8 (the largest batch ggml sends to
 // mul_mat_vec_q) and reports int8 multiply-accumulates per second (N·K·M per op) and
 // getrusage CPU seconds per op (steadier than wall time on a shared machine).
 func BenchmarkMulMat(b *testing.B) {
@@ -26,6 +26,8 @@ func BenchmarkMulMat(b *testing.B) {
 		{quant.Q8_0, 14336, 4096, 8},
 		{quant.IQ4_XS, 14336, 4096, 1},
 		{quant.IQ4_XS, 14336, 4096, 8},
+		{quant.Q4_0, 14336, 4096, 1},
+		{quant.Q4_0, 14336, 4096, 8},
 	} {
 		b.Run(fmt.Sprintf("type=%v/n=%d/k=%d/m=%d", tc.ty, tc.n, tc.k, tc.m), func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(7, 8))

@@ -233,13 +233,13 @@ func TestRows8Dots(t *testing.T) {
 	}
 }
 
-// The thread-lane kernels (Q4_K, Q8_0) give the scalar path's bits where they run
+// The thread-lane kernels (Q4_K, Q8_0, Q4_0) give the scalar path's bits where they run
 // without lane checks (finite halves: zero, ±subnormal, the smallest normal, the largest,
 // on a quarter of the weight blocks; activations from 2^-60 to 2^12, so d8 from
 // subnormal halves to large ones) and where they hand a group to the checked 8-row path
 // (an Inf or NaN weight scale, activations whose d8 overflows the half, a q8_1 value of
 // -128): K with a block count that is and is not a multiple of the blocks per iteration
-// (and odd, for Q8_0's block pairs), row counts with short groups, 1..8 columns. Both
+// (and not a multiple of 2 or 4, for the vectors of Q8_0's and Q4_0's blocks), row counts with short groups, 1..8 columns. Both
 // sides must be taken (counted), or the test fails (seed printed).
 func TestThreads8MatchesScalar(t *testing.T) {
 	if !sim.Vec8 {
@@ -257,6 +257,7 @@ func TestThreads8MatchesScalar(t *testing.T) {
 	}{
 		{quant.Q4_K, []int{0, 2}, []int{256, 1024, 2304, 4096}},
 		{quant.Q8_0, []int{0}, []int{32, 96, 1024, 1056, 4096}},
+		{quant.Q4_0, []int{0}, []int{32, 96, 160, 1024, 4096}},
 	} {
 		rng := rand.New(rand.NewPCG(seed, uint64(tc.ty)))
 		ty := tc.ty
