@@ -60,7 +60,7 @@ var rows8Kernels = map[quant.Type]struct {
 	quant.IQ4_XS: {rows8Of[iq4XSLanes], vecDotIQ4_XS},
 	quant.Q5_K:   {rows8Of[q5KLanes], vecDotQ5_K},
 	quant.Q4_0:   {q40Threads, vecDotQ4_0},
-	quant.Q5_0:   {rows8Of[q50Lanes], vecDotQ5_0},
+	quant.Q5_0:   {q50Threads, vecDotQ5_0},
 	quant.Q4_1:   {rows8Of[q41Lanes], vecDotQ4_1},
 	quant.Q5_1:   {rows8Of[q51Lanes], vecDotQ5_1},
 }

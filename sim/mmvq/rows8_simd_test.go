@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"simd/archsimd"
 	"testing"
+	"unsafe"
 
 	"github.com/ggsim/ggsim/f16"
 	"github.com/ggsim/ggsim/quant"
@@ -258,6 +259,7 @@ func TestThreads8MatchesScalar(t *testing.T) {
 		{quant.Q4_K, []int{0, 2}, []int{256, 1024, 2304, 4096}},
 		{quant.Q8_0, []int{0}, []int{32, 96, 1024, 1056, 4096}},
 		{quant.Q4_0, []int{0}, []int{32, 96, 160, 1024, 4096}},
+		{quant.Q5_0, []int{0}, []int{32, 96, 160, 1024, 4096}},
 	} {
 		rng := rand.New(rand.NewPCG(seed, uint64(tc.ty)))
 		ty := tc.ty
@@ -307,6 +309,62 @@ func TestThreads8MatchesScalar(t *testing.T) {
 		t.Logf("%v: row groups: %d without lane checks, %d given to the checked 8-row path", ty, fast, checked)
 		if fast == 0 || checked == 0 {
 			t.Fatalf("%v: both sides must be taken: %d fast, %d checked", ty, fast, checked)
+		}
+	}
+}
+
+// The block offsets the thread-lane kernels read (their constants: q4KThreads,
+// q80Threads, q40Threads, q50Threads) are those of quant's block views.
+func TestThreads8Layouts(t *testing.T) {
+	off := func(base, sub []byte) int {
+		return int(uintptr(unsafe.Pointer(&sub[0])) - uintptr(unsafe.Pointer(&base[0])))
+	}
+	half := func(b []byte, o int) f16.Half {
+		b[o], b[o+1] = 0x34, 0x12
+		return 0x1234
+	}
+	for _, tc := range []struct {
+		ty                                     quant.Type
+		size, dOff, d2Off, scOff, qhOff, qsOff int
+	}{
+		{quant.Q4_K, 144, 0, 2, 4, -1, 16},
+		{quant.Q8_0, 34, 0, -1, -1, -1, 2},
+		{quant.Q4_0, 18, 0, -1, -1, -1, 2},
+		{quant.Q5_0, 22, 0, -1, -1, 2, 6},
+	} {
+		if got := tc.ty.TypeSize(); got != tc.size {
+			t.Errorf("%v: block of %d bytes, the kernel reads %d", tc.ty, got, tc.size)
+		}
+		b := make([]byte, tc.size)
+		var d, d2 f16.Half
+		var qs, sc []byte
+		var qh uint32
+		want := half(b, tc.dOff)
+		switch tc.ty {
+		case quant.Q4_K:
+			want2 := half(b, tc.d2Off)
+			v := quant.Q4_KBlock(b, 0)
+			d, d2 = v.DM()
+			qs, sc = v.Qs(), v.Scales()
+			if d2 != want2 || off(b, sc) != tc.scOff {
+				t.Errorf("%v: dmin or scales elsewhere", tc.ty)
+			}
+		case quant.Q8_0:
+			v := quant.Q8_0Block(b, 0)
+			d, qs = v.D(), v.Qs()
+		case quant.Q4_0:
+			v := quant.Q4_0Block(b, 0)
+			d, qs = v.D(), v.Qs()
+		case quant.Q5_0:
+			b[tc.qhOff], b[tc.qhOff+3] = 0x5a, 0xa5
+			v := quant.Q5_0Block(b, 0)
+			d, qs, qh = v.D(), v.Qs(), v.Qh()
+			if qh != 0xa500005a {
+				t.Errorf("%v: qh elsewhere (%#x)", tc.ty, qh)
+			}
+		}
+		if d != want || off(b, qs) != tc.qsOff || len(qs) != tc.size-tc.qsOff {
+			t.Errorf("%v: d %#x (want %#x), qs at %d (kernel: %d)", tc.ty, d, want, off(b, qs), tc.qsOff)
 		}
 	}
 }

@@ -13,8 +13,8 @@ import (
 	"github.com/ggsim/ggsim/tiling"
 )
 
-// The thread-lane path of Q4_0 (see threads8_simd.go for the path and the argument that
-// needs no lane checks). tpb = 2 threads per x block (iqs = 0, 2), so a vector holds the
+// The thread-lane path of Q4_0 and Q5_0 (see threads8_simd.go for the path and the
+// argument that needs no lane checks). tpb = 2 threads per x block (iqs = 0, 2), so a vector holds the
 // threads of four consecutive blocks of an iteration (A, B, C, D = kbx..kbx+3, kbx a
 // multiple of 4). Thread t's dot covers ints 2t, 2t+1 of the block's qs: their low
 // nibbles with the q8_1 ints 2t, 2t+1 and their high nibbles with ints 2t+4, 2t+5, i.e.
@@ -27,21 +27,24 @@ import (
 // h2f(s8))) and tmp = FFMA(X, h2f(d4), tmp): d8·sumi and 4·s8 are multiples of 2^-24
 // (halves times integers), X·d4 of 2^-48; |sumi| ≤ 16·15·128 < 2^15, so |X| < 2^16·2^15 +
 // 2^18 and a block's term is below 2^48: the argument holds where d4, d8 and s8 are
-// finite. A short last group of blocks is read from a zero-padded copy: a missing block's
+// finite. Q5_0 is the same with 5-bit values (bit v of qh as bit 4 of value v: for the
+// 16 qs bytes, bits 0..15 with the low nibbles, bits 16..31 with the high ones), |sumi| ≤
+// 16·31·128 < 2^16, and FMUL(8, h2f(s8)). A short last group of blocks is read from a zero-padded copy: a missing block's
 // d4 and y are zero, its X·d4 is ±0, and a thread sum is never -0 (it starts at +0 and
 // +0 + -0 = +0), so it stays unchanged.
 
 // q40TCol is what the lanes of four x blocks read of a column: y's first and second 16
 // bytes of blocks A,B (yl1, yh1) and C,D (yl2, yh2), and per lane h2f(d8) and
-// -FMUL(4, h2f(s8)), in lane order A A C C B B D D.
+// -FMUL(c, h2f(s8)) (c = 4 for Q4_0, 8 for Q5_0), in lane order A A C C B B D D.
 type q40TCol struct {
 	yl1, yh1, yl2, yh2 [32]int8
 	d8, ns             [8]float32
 }
 
-// q40TCols builds a column's Q4_0 lane table for nblocks x blocks (one q8_1 block each;
-// past nblocks, zeros); it accepts a column whose d and s are finite.
-func q40TCols(nblocks int) func(y []q8.Block, t []q40TCol) ([]q40TCol, bool) {
+// q40TCols builds a column's Q4_0 or Q5_0 lane table for nblocks x blocks (one q8_1
+// block each; past nblocks, zeros) with c as above; it accepts a column whose d and s are
+// finite.
+func q40TCols(nblocks int, c float32) func(y []q8.Block, t []q40TCol) ([]q40TCol, bool) {
 	return func(y []q8.Block, t []q40TCol) ([]q40TCol, bool) {
 		t = grow(t, (nblocks+3)/4)
 		ok := true
@@ -61,7 +64,7 @@ func q40TCols(nblocks int) func(y []q8.Block, t []q40TCol) ([]q40TCol, bool) {
 				}
 				copy(yl[16*(i%2):], b.Qs[:16])
 				copy(yh[16*(i%2):], b.Qs[16:])
-				d8, ns := sim.H2F(b.D), sim.Neg(sim.Mul(4, sim.H2F(b.S)))
+				d8, ns := sim.H2F(b.D), sim.Neg(sim.Mul(c, sim.H2F(b.S)))
 				for _, l := range lanes {
 					e.d8[l], e.ns[l] = d8, ns
 				}
@@ -78,28 +81,66 @@ func load16(b []byte, o int) archsimd.Uint8x16 {
 	return archsimd.LoadUint8x16((*[16]uint8)(unsafe.Pointer(unsafe.SliceData(b[o : o+16]))))
 }
 
-// q40Threads is the Q4_0 kernel on the thread-lane path (see q4KThreads).
+// legacyThreads describes one of the types of legacyThreadsOf.
+type legacyThreads struct {
+	blockBytes, qhOff, qsOff int     // the block's size and where qh and qs start (qh < 0: none)
+	c                        float32 // the s8 factor: 8·vdr/qi
+}
+
+var (
+	// VPSHUFB indices: byte b of each 16-byte half gets byte b/8 of the half's qh word
+	// (bits 0..15, the low nibbles' 5th bits), resp. byte 2 + b/8 (bits 16..31)
+	qhBytesLo = archsimd.LoadInt8x32(&[32]int8{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1})
+	qhBytesHi = archsimd.LoadInt8x32(&[32]int8{2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3})
+	qhBit     = archsimd.LoadUint8x32(&[32]uint8{1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128})
+	bit4      = archsimd.BroadcastUint8x32(0x10)
+)
+
+// fifthBits returns, for the 32-bit qh of blocks A (bytes 0..15) and B (bytes 16..31),
+// the 5th bits of their low-nibble values (bit b of qh as 0x10 in byte b) and of their
+// high-nibble values (bit 16+b).
+func fifthBits(qhA, qhB uint32) (lo, hi archsimd.Uint8x32) {
+	w := archsimd.BroadcastUint32x8(qhA).Select128FromPair(0, 3, archsimd.BroadcastUint32x8(qhB)).AsUint8x32()
+	l := w.PermuteOrZeroGrouped(qhBytesLo).And(qhBit)
+	h := w.PermuteOrZeroGrouped(qhBytesHi).And(qhBit)
+	return bit4.Masked(l.Equal(qhBit)), bit4.Masked(h.Equal(qhBit))
+}
+
+// q40Threads and q50Threads are the Q4_0 and Q5_0 kernels on the thread-lane path.
 func q40Threads(l *launch) rows8Func {
+	return legacyThreadsOf[q40Lanes](l, legacyThreads{blockBytes: 18, qhOff: -1, qsOff: 2, c: 4})
+}
+
+func q50Threads(l *launch) rows8Func {
+	return legacyThreadsOf[q50Lanes](l, legacyThreads{blockBytes: 22, qhOff: 2, qsOff: 6, c: 8})
+}
+
+// legacyThreadsOf is the kernel of Q4_0 or Q5_0 (described by k) on the thread-lane
+// path, with the checked 8-row kernel of lanes type W for the groups it cannot take.
+func legacyThreadsOf[W any, P interface {
+	*W
+	lanes8
+}](l *launch, k legacyThreads) rows8Func {
 	p := l.plan
 	nt := p.ThreadsPerRow()
 	var checkedF rows8Func
 	checked := func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
 		if checkedF == nil {
-			checkedF = rows8Of[q40Lanes](l)
+			checkedF = rows8Of[W, P](l)
 		}
 		checkedF(rows, ys, out)
 	}
 	if !useThreads8 || p.QI/p.VDR != 2 || nt%32 != 0 || nt/8 > 16 || p.BlocksPerIter != nt/2 || p.QK != 32 {
-		return rows8Of[q40Lanes](l)
+		return rows8Of[W, P](l)
 	}
-	const blockBytes = 18
+	bb, qsOff, qhOff := k.blockBytes, k.qsOff, k.qhOff
 	nv, nw, bpi, nblocks := nt/8, nt/32, p.BlocksPerIter, l.nblocks
 	laneA := q80LaneA.Equal(ones32) // lanes 0, 1, 4, 5
-	cache := colCache[q40TCol]{build: q40TCols(nblocks)}
+	cache := colCache[q40TCol]{build: q40TCols(nblocks, k.c)}
 	var tabs [tiling.MMVQMaxBatchSize][]q40TCol
 	var tmp [tiling.MMVQMaxBatchSize][16]archsimd.Float32x8
 	var ord [16]archsimd.Float32x8
-	var pad [4 * blockBytes]byte // the last blocks, zero-padded to four
+	pad := make([]byte, 4*bb) // the last blocks, zero-padded to four
 	return func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
 		nc := len(ys)
 		for j, y := range ys {
@@ -112,7 +153,7 @@ func q40Threads(l *launch) rows8Func {
 			tabs[j] = t
 		}
 		for q, row := range rows {
-			row = row[:nblocks*blockBytes]
+			row = row[:nblocks*bb]
 			for j := range nc {
 				for v := range nv {
 					tmp[j][v] = zero8
@@ -122,25 +163,32 @@ func q40Threads(l *launch) rows8Func {
 			for kbx := 0; kbx < nblocks; kbx += 4 {
 				var x []byte
 				if kbx+4 <= nblocks {
-					x = row[kbx*blockBytes : (kbx+4)*blockBytes]
+					x = row[kbx*bb : (kbx+4)*bb]
 				} else {
-					pad = [4 * blockBytes]byte{}
-					copy(pad[:], row[kbx*blockBytes:])
-					x = pad[:]
+					clear(pad)
+					copy(pad, row[kbx*bb:])
+					x = pad
 				}
-				hA, hB := f16.Half(le16(x)), f16.Half(le16(x[blockBytes:]))
-				hC, hD := f16.Half(le16(x[2*blockBytes:])), f16.Half(le16(x[3*blockBytes:]))
+				x = x[:4*bb]
+				hA, hB := f16.Half(le16(x)), f16.Half(le16(x[bb:]))
+				hC, hD := f16.Half(le16(x[2*bb:])), f16.Half(le16(x[3*bb:]))
 				if !finiteHalf(hA) || !finiteHalf(hB) || !finiteHalf(hC) || !finiteHalf(hD) {
 					threads8Groups.checked.Add(1)
 					checked(rows, ys, out) // a d is Inf or NaN
 					return
 				}
 				var z archsimd.Uint8x32
-				Q1 := z.SetLo(load16(x, 2)).SetHi(load16(x, blockBytes+2))
-				Q2 := z.SetLo(load16(x, 2*blockBytes+2)).SetHi(load16(x, 3*blockBytes+2))
+				Q1 := z.SetLo(load16(x, qsOff)).SetHi(load16(x, bb+qsOff))
+				Q2 := z.SetLo(load16(x, 2*bb+qsOff)).SetHi(load16(x, 3*bb+qsOff))
 				L1, L2 := Q1.And(nibByte), Q2.And(nibByte)
 				H1 := Q1.AsUint32x8().ShiftRight(four32).AsUint8x32().And(nibByte)
 				H2 := Q2.AsUint32x8().ShiftRight(four32).AsUint8x32().And(nibByte)
+				if qhOff >= 0 {
+					lo, hi := fifthBits(uint32(le32(x[qhOff:])), uint32(le32(x[bb+qhOff:])))
+					L1, H1 = L1.Or(lo), H1.Or(hi)
+					lo, hi = fifthBits(uint32(le32(x[2*bb+qhOff:])), uint32(le32(x[3*bb+qhOff:])))
+					L2, H2 = L2.Or(lo), H2.Or(hi)
+				}
 				dAC := archsimd.BroadcastFloat32x8(sim.H2F(hA)).Merge(archsimd.BroadcastFloat32x8(sim.H2F(hC)), laneA)
 				dBD := archsimd.BroadcastFloat32x8(sim.H2F(hB)).Merge(archsimd.BroadcastFloat32x8(sim.H2F(hD)), laneA)
 				d4 := dAC.Select128FromPair(0, 3, dBD) // A A C C B B D D

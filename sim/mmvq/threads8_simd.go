@@ -37,7 +37,8 @@ import (
 // (every block's dm as it is read; the column tables: every d8), the CPU's unflushed IEEE
 // FMA, MUL and ADD give the GPU's bits, and the zeros behave the same on both (IEEE's
 // sign rules). Elsewhere the group of rows goes to the checked 8-row path, which handles
-// Inf, NaN and the flush (TestThreads8MatchesScalar covers both sides).
+// Inf, NaN and the flush (TestThreads8MatchesScalar covers both sides). The block offsets
+// the kernels read are quant's (TestThreads8Layouts).
 
 // useThreads8 lets tests run the 8-row path on data the thread-lane path takes.
 var useThreads8 = true
