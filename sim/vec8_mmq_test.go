@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"simd/archsimd"
+
+	"github.com/ggsim/ggsim/f16"
 )
 
 // vec8FlushedValue is vec8Value flushed, with more zeros and small exact values (so that
@@ -77,4 +79,37 @@ func TestVec8F(t *testing.T) {
 	if zeros == 0 || negZeros == 0 {
 		t.Fatal("no zero results of both signs drawn")
 	}
+}
+
+// HMul8 gives f16.Mul's bits (as H2F floats) for every half a against 64 random
+// halves and the edge halves (zeros, subnormals, the least and largest normals, the
+// overflow and rounding boundaries, Inf, NaN), seed printed.
+func TestHMul8(t *testing.T) {
+	const seed = 2414
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 10))
+	bs := []f16.Half{0x0000, 0x8000, 0x0001, 0x8001, 0x03ff, 0x0400, 0x3c00, 0xbc00, 0x3c01, 0x3555, 0x7bff, 0xfbff, 0x5bff, 0x1000, 0x0c00, 0x7c00, 0xfc00, 0x7e00, 0x7e01, 0xfe01}
+	for len(bs) < 88 { // a multiple of 8
+		bs = append(bs, f16.Half(r.Uint32()))
+	}
+	var av, bv, got [8]float32
+	var want [8]uint32
+	n := 0
+	for a := 0; a < 1<<16; a++ {
+		for i, b := range bs {
+			l := i % 8
+			av[l], bv[l] = H2F(f16.Half(a)), H2F(b)
+			want[l] = math.Float32bits(H2F(f16.Mul(f16.Half(a), b)))
+			if l == 7 {
+				HMul8(archsimd.LoadFloat32x8(&av), archsimd.LoadFloat32x8(&bv)).Store(&got)
+				for k := range got {
+					if math.Float32bits(got[k]) != want[k] {
+						t.Fatalf("HMul8(%g, %g) = %#08x, f16.Mul gives %#08x", av[k], bv[k], math.Float32bits(got[k]), want[k])
+					}
+					n++
+				}
+			}
+		}
+	}
+	t.Logf("%d products equal", n)
 }

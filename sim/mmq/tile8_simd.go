@@ -7,7 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/ggsim/ggsim/f16"
 	"github.com/ggsim/ggsim/quant"
 	"github.com/ggsim/ggsim/sim"
 	"github.com/ggsim/ggsim/sim/q8"
@@ -469,48 +468,16 @@ func dot8DP4AQ4_0(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum arch
 }
 
 // dot8DP4AQ8_1 is dp4aDotQ8_1 (Q4_1, Q5_1, IQ1_S) on each lane, its half2 product
-// dm*ds by hmul8.
+// dm*ds by sim.HMul8.
 func dot8DP4AQ8_1(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum archsimd.Float32x8) archsimd.Float32x8 {
 	for b := 0; b < 8; b++ {
 		f, k := y8Half(f0, f1, b)
-		tx := hmul8(archsimd.BroadcastFloat32x8(sim.H2F(x.dmh[b].Lo)), f8(&f[k][0]))
-		ty := hmul8(archsimd.BroadcastFloat32x8(sim.H2F(x.dmh[b].Hi)), f8(&f[k][1]))
+		tx := sim.HMul8(archsimd.BroadcastFloat32x8(sim.H2F(x.dmh[b].Lo)), f8(&f[k][0]))
+		ty := sim.HMul8(archsimd.BroadcastFloat32x8(sim.H2F(x.dmh[b].Hi)), f8(&f[k][1]))
 		c := hd[2*b].Add(hd[2*b+1])
 		sum = sim.Add8(sum, sim.FMA8F(sim.I2F8(c), tx, ty))
 	}
 	return sum
-}
-
-var (
-	v8HalfNaN  = archsimd.BroadcastFloat32x8(sim.H2F(f16.CanonicalNaN)).AsInt32x8()
-	v8Abs      = archsimd.BroadcastInt32x8(0x7fffffff)
-	v8Sign     = archsimd.BroadcastInt32x8(-0x80000000)
-	v8HalfMin  = archsimd.BroadcastInt32x8(0x38800000) // 2^-14, the least normal half
-	v8HalfOvf  = archsimd.BroadcastInt32x8(0x47800000) // 2^16: rounded results from it on overflow
-	v8Inf32    = archsimd.BroadcastInt32x8(0x7f800000)
-	v8Round    = archsimd.BroadcastInt32x8(0xfff)
-	v8One      = archsimd.BroadcastInt32x8(1)
-	v8Keep     = archsimd.BroadcastInt32x8(0x1fff)
-	v8HalfBias = archsimd.BroadcastFloat32x8(0.5)
-)
-
-// hmul8 is sim.H2F(f16.Mul(a, b)) on each lane for a and b holding halves as float32
-// (sim.H2F values). The product is exact in float32 (at most 22 significant bits, 0 or
-// |p| in [2^-48, 2^32], Inf); it is rounded to binary16 as f16.FromFloat32 does: to
-// nearest even at 11 bits (add 0xfff plus the lowest kept bit, clear the 13 dropped
-// bits) where |p| >= 2^-14, overflowing to Inf from 65520 (the rounded 2^16); below
-// 2^-14 to a multiple of 2^-24 ((|p| + 0.5) - 0.5: the ulp of [0.5, 1) is 2^-24, and
-// its even ties are the half subnormal's); the sign kept. A NaN operand or 0·Inf gives
-// the canonical half NaN, as f16.Mul.
-func hmul8(a, b archsimd.Float32x8) archsimd.Float32x8 {
-	p := a.Mul(b)
-	pi := p.AsInt32x8()
-	ab := pi.And(v8Abs)
-	nr := ab.Add(v8Round).Add(ab.ShiftAllRight(13).And(v8One)).AndNot(v8Keep)
-	nr = v8Inf32.Merge(nr, nr.GreaterEqual(v8HalfOvf))
-	sr := ab.AsFloat32x8().Add(v8HalfBias).Sub(v8HalfBias).AsInt32x8()
-	r := sr.Merge(nr, ab.Less(v8HalfMin)).Or(pi.And(v8Sign))
-	return v8HalfNaN.Merge(r, p.IsNaN()).AsFloat32x8()
 }
 
 // dot8DP4AQ2_K is dp4aDotQ2_K on each lane (-x.mA is Go's minus, as there).
