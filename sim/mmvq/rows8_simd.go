@@ -61,8 +61,8 @@ var rows8Kernels = map[quant.Type]struct {
 	quant.Q5_K:   {rows8Of[q5KLanes], vecDotQ5_K},
 	quant.Q4_0:   {q40Threads, vecDotQ4_0},
 	quant.Q5_0:   {q50Threads, vecDotQ5_0},
-	quant.Q4_1:   {rows8Of[q41Lanes], vecDotQ4_1},
-	quant.Q5_1:   {rows8Of[q51Lanes], vecDotQ5_1},
+	quant.Q4_1:   {q41Threads, vecDotQ4_1},
+	quant.Q5_1:   {q51Threads, vecDotQ5_1},
 }
 
 // Rows8 reports whether this build and CPU run some vec_dots eight rows at a time.

@@ -234,13 +234,14 @@ func TestRows8Dots(t *testing.T) {
 	}
 }
 
-// The thread-lane kernels (Q4_K, Q8_0, Q4_0) give the scalar path's bits where they run
+// The thread-lane kernels (Q4_K, Q8_0, Q4_0, Q5_0, Q4_1, Q5_1) give the scalar path's bits where they run
 // without lane checks (finite halves: zero, ±subnormal, the smallest normal, the largest,
 // on a quarter of the weight blocks; activations from 2^-60 to 2^12, so d8 from
 // subnormal halves to large ones) and where they hand a group to the checked 8-row path
 // (an Inf or NaN weight scale, activations whose d8 overflows the half, a q8_1 value of
 // -128): K with a block count that is and is not a multiple of the blocks per iteration
-// (and not a multiple of 2 or 4, for the vectors of Q8_0's and Q4_0's blocks), row counts with short groups, 1..8 columns. Both
+// (and not a multiple of 2 or 4, for the vectors of Q8_0's and the other legacy types'
+// blocks), row counts with short groups, 1..8 columns. Both
 // sides must be taken (counted), or the test fails (seed printed).
 func TestThreads8MatchesScalar(t *testing.T) {
 	if !sim.Vec8 {
@@ -260,6 +261,8 @@ func TestThreads8MatchesScalar(t *testing.T) {
 		{quant.Q8_0, []int{0}, []int{32, 96, 1024, 1056, 4096}},
 		{quant.Q4_0, []int{0}, []int{32, 96, 160, 1024, 4096}},
 		{quant.Q5_0, []int{0}, []int{32, 96, 160, 1024, 4096}},
+		{quant.Q4_1, []int{0, 2}, []int{32, 96, 160, 1024, 4096}},
+		{quant.Q5_1, []int{0, 2}, []int{32, 96, 160, 1024, 4096}},
 	} {
 		rng := rand.New(rand.NewPCG(seed, uint64(tc.ty)))
 		ty := tc.ty
@@ -314,7 +317,8 @@ func TestThreads8MatchesScalar(t *testing.T) {
 }
 
 // The block offsets the thread-lane kernels read (their constants: q4KThreads,
-// q80Threads, q40Threads, q50Threads) are those of quant's block views.
+// q80Threads, q40Threads, q50Threads, q41Threads, q51Threads) are those of quant's block
+// views.
 func TestThreads8Layouts(t *testing.T) {
 	off := func(base, sub []byte) int {
 		return int(uintptr(unsafe.Pointer(&sub[0])) - uintptr(unsafe.Pointer(&base[0])))
@@ -331,6 +335,8 @@ func TestThreads8Layouts(t *testing.T) {
 		{quant.Q8_0, 34, 0, -1, -1, -1, 2},
 		{quant.Q4_0, 18, 0, -1, -1, -1, 2},
 		{quant.Q5_0, 22, 0, -1, -1, 2, 6},
+		{quant.Q4_1, 20, 0, 2, -1, -1, 4},
+		{quant.Q5_1, 24, 0, 2, -1, 4, 8},
 	} {
 		if got := tc.ty.TypeSize(); got != tc.size {
 			t.Errorf("%v: block of %d bytes, the kernel reads %d", tc.ty, got, tc.size)
@@ -361,6 +367,21 @@ func TestThreads8Layouts(t *testing.T) {
 			d, qs, qh = v.D(), v.Qs(), v.Qh()
 			if qh != 0xa500005a {
 				t.Errorf("%v: qh elsewhere (%#x)", tc.ty, qh)
+			}
+		case quant.Q4_1:
+			want2 := half(b, tc.d2Off)
+			v := quant.Q4_1Block(b, 0)
+			d, d2, qs = v.D(), v.M(), v.Qs()
+			if d2 != want2 {
+				t.Errorf("%v: m elsewhere", tc.ty)
+			}
+		case quant.Q5_1:
+			want2 := half(b, tc.d2Off)
+			b[tc.qhOff], b[tc.qhOff+3] = 0x5a, 0xa5
+			v := quant.Q5_1Block(b, 0)
+			d, d2, qs, qh = v.D(), v.M(), v.Qs(), v.Qh()
+			if d2 != want2 || qh != 0xa500005a {
+				t.Errorf("%v: m or qh elsewhere", tc.ty)
 			}
 		}
 		if d != want || off(b, qs) != tc.qsOff || len(qs) != tc.size-tc.qsOff {

@@ -13,8 +13,8 @@ import (
 	"github.com/ggsim/ggsim/tiling"
 )
 
-// The thread-lane path of Q4_0 and Q5_0 (see threads8_simd.go for the path and the
-// argument that needs no lane checks). tpb = 2 threads per x block (iqs = 0, 2), so a vector holds the
+// The thread-lane path of Q4_0, Q5_0, Q4_1 and Q5_1 (see threads8_simd.go for the path
+// and the argument that needs no lane checks). tpb = 2 threads per x block (iqs = 0, 2), so a vector holds the
 // threads of four consecutive blocks of an iteration (A, B, C, D = kbx..kbx+3, kbx a
 // multiple of 4). Thread t's dot covers ints 2t, 2t+1 of the block's qs: their low
 // nibbles with the q8_1 ints 2t, 2t+1 and their high nibbles with ints 2t+4, 2t+5, i.e.
@@ -29,16 +29,22 @@ import (
 // 2^18 and a block's term is below 2^48: the argument holds where d4, d8 and s8 are
 // finite. Q5_0 is the same with 5-bit values (bit v of qh as bit 4 of value v: for the
 // 16 qs bytes, bits 0..15 with the low nibbles, bits 16..31 with the high ones), |sumi| ≤
-// 16·31·128 < 2^16, and FMUL(8, h2f(s8)). A short last group of blocks is read from a zero-padded copy: a missing block's
+// 16·31·128 < 2^16, and FMUL(8, h2f(s8)). Q4_1 and Q5_1 (vecDotQ4_1): dd, ms =
+// h2f(HMUL(d, d8)), h2f(HMUL(m, s8)) (sim.HMul8, halves again: multiples of 2^-24 below
+// 2^16), tmp = FADD(tmp, FFMA(dd, I2F(sumi), FMUL(ms, 0.5))): multiples of 2^-25, a
+// block's term below 2^32; a binary16 product can overflow to Inf from finite halves, so
+// every dd and ms is checked (a running maximum of their magnitudes' bits, tested once
+// per row group, which then goes to the checked path). A short last group of blocks is read from a zero-padded copy: a missing block's
 // d4 and y are zero, its X·d4 is ±0, and a thread sum is never -0 (it starts at +0 and
 // +0 + -0 = +0), so it stays unchanged.
 
 // q40TCol is what the lanes of four x blocks read of a column: y's first and second 16
-// bytes of blocks A,B (yl1, yh1) and C,D (yl2, yh2), and per lane h2f(d8) and
-// -FMUL(c, h2f(s8)) (c = 4 for Q4_0, 8 for Q5_0), in lane order A A C C B B D D.
+// bytes of blocks A,B (yl1, yh1) and C,D (yl2, yh2), and per lane h2f(d8) and s:
+// -FMUL(c, h2f(s8)) (c = 4 for Q4_0, 8 for Q5_0) or h2f(s8) (Q4_1, Q5_1: c = 0), in lane
+// order A A C C B B D D.
 type q40TCol struct {
 	yl1, yh1, yl2, yh2 [32]int8
-	d8, ns             [8]float32
+	d8, s              [8]float32
 }
 
 // q40TCols builds a column's Q4_0 or Q5_0 lane table for nblocks x blocks (one q8_1
@@ -64,9 +70,12 @@ func q40TCols(nblocks int, c float32) func(y []q8.Block, t []q40TCol) ([]q40TCol
 				}
 				copy(yl[16*(i%2):], b.Qs[:16])
 				copy(yh[16*(i%2):], b.Qs[16:])
-				d8, ns := sim.H2F(b.D), sim.Neg(sim.Mul(c, sim.H2F(b.S)))
+				d8, ns := sim.H2F(b.D), sim.H2F(b.S)
+				if c != 0 {
+					ns = sim.Neg(sim.Mul(c, ns))
+				}
 				for _, l := range lanes {
-					e.d8[l], e.ns[l] = d8, ns
+					e.d8[l], e.s[l] = d8, ns
 				}
 			}
 		}
@@ -84,7 +93,8 @@ func load16(b []byte, o int) archsimd.Uint8x16 {
 // legacyThreads describes one of the types of legacyThreadsOf.
 type legacyThreads struct {
 	blockBytes, qhOff, qsOff int     // the block's size and where qh and qs start (qh < 0: none)
-	c                        float32 // the s8 factor: 8·vdr/qi
+	mins                     bool    // the block has m after d (Q4_1, Q5_1)
+	c                        float32 // the s8 factor 8·vdr/qi (Q4_0, Q5_0)
 }
 
 var (
@@ -115,6 +125,32 @@ func q50Threads(l *launch) rows8Func {
 	return legacyThreadsOf[q50Lanes](l, legacyThreads{blockBytes: 22, qhOff: 2, qsOff: 6, c: 8})
 }
 
+// q41Threads and q51Threads are the Q4_1 and Q5_1 kernels on the thread-lane path.
+func q41Threads(l *launch) rows8Func {
+	return legacyThreadsOf[q41Lanes](l, legacyThreads{blockBytes: 20, qhOff: -1, qsOff: 4, mins: true})
+}
+
+func q51Threads(l *launch) rows8Func {
+	return legacyThreadsOf[q51Lanes](l, legacyThreads{blockBytes: 24, qhOff: 4, qsOff: 8, mins: true})
+}
+
+var (
+	half32  = archsimd.BroadcastFloat32x8(0.5)
+	absMask = archsimd.BroadcastInt32x8(0x7fffffff)
+	maxFin  = archsimd.BroadcastInt32x8(0x7f7fffff)
+)
+
+// quadHalves returns h2f of the halves at byte o of the four blocks of x (bb bytes each)
+// in lane order A A C C B B D D, and whether all four are finite.
+func quadHalves(x []byte, bb, o int, laneA archsimd.Mask32x8) (archsimd.Float32x8, bool) {
+	hA, hB := f16.Half(le16(x[o:])), f16.Half(le16(x[bb+o:]))
+	hC, hD := f16.Half(le16(x[2*bb+o:])), f16.Half(le16(x[3*bb+o:]))
+	ok := finiteHalf(hA) && finiteHalf(hB) && finiteHalf(hC) && finiteHalf(hD)
+	ac := archsimd.BroadcastFloat32x8(sim.H2F(hA)).Merge(archsimd.BroadcastFloat32x8(sim.H2F(hC)), laneA)
+	bd := archsimd.BroadcastFloat32x8(sim.H2F(hB)).Merge(archsimd.BroadcastFloat32x8(sim.H2F(hD)), laneA)
+	return ac.Select128FromPair(0, 3, bd), ok
+}
+
 // legacyThreadsOf is the kernel of Q4_0 or Q5_0 (described by k) on the thread-lane
 // path, with the checked 8-row kernel of lanes type W for the groups it cannot take.
 func legacyThreadsOf[W any, P interface {
@@ -137,6 +173,7 @@ func legacyThreadsOf[W any, P interface {
 	nv, nw, bpi, nblocks := nt/8, nt/32, p.BlocksPerIter, l.nblocks
 	laneA := q80LaneA.Equal(ones32) // lanes 0, 1, 4, 5
 	cache := colCache[q40TCol]{build: q40TCols(nblocks, k.c)}
+	mins := k.mins
 	var tabs [tiling.MMVQMaxBatchSize][]q40TCol
 	var tmp [tiling.MMVQMaxBatchSize][16]archsimd.Float32x8
 	var ord [16]archsimd.Float32x8
@@ -152,6 +189,7 @@ func legacyThreadsOf[W any, P interface {
 			}
 			tabs[j] = t
 		}
+		var inf archsimd.Int32x8 // the largest |dd|, |ms| bits: Inf or NaN when above maxFin
 		for q, row := range rows {
 			row = row[:nblocks*bb]
 			for j := range nc {
@@ -170,11 +208,16 @@ func legacyThreadsOf[W any, P interface {
 					x = pad
 				}
 				x = x[:4*bb]
-				hA, hB := f16.Half(le16(x)), f16.Half(le16(x[bb:]))
-				hC, hD := f16.Half(le16(x[2*bb:])), f16.Half(le16(x[3*bb:]))
-				if !finiteHalf(hA) || !finiteHalf(hB) || !finiteHalf(hC) || !finiteHalf(hD) {
+				d4, ok := quadHalves(x, bb, 0, laneA)
+				var m4 archsimd.Float32x8
+				if mins {
+					var okm bool
+					m4, okm = quadHalves(x, bb, 2, laneA)
+					ok = ok && okm
+				}
+				if !ok {
 					threads8Groups.checked.Add(1)
-					checked(rows, ys, out) // a d is Inf or NaN
+					checked(rows, ys, out) // a d or m is Inf or NaN
 					return
 				}
 				var z archsimd.Uint8x32
@@ -189,16 +232,21 @@ func legacyThreadsOf[W any, P interface {
 					lo, hi = fifthBits(uint32(le32(x[2*bb+qhOff:])), uint32(le32(x[3*bb+qhOff:])))
 					L2, H2 = L2.Or(lo), H2.Or(hi)
 				}
-				dAC := archsimd.BroadcastFloat32x8(sim.H2F(hA)).Merge(archsimd.BroadcastFloat32x8(sim.H2F(hC)), laneA)
-				dBD := archsimd.BroadcastFloat32x8(sim.H2F(hB)).Merge(archsimd.BroadcastFloat32x8(sim.H2F(hD)), laneA)
-				d4 := dAC.Select128FromPair(0, 3, dBD) // A A C C B B D D
 				for j := range nc {
 					e := &tabs[j][kbx/4]
 					s1 := L1.DotProductPairsSaturated(archsimd.LoadInt8x32(&e.yl1)).Add(H1.DotProductPairsSaturated(archsimd.LoadInt8x32(&e.yh1))).DotProductPairs(ones16)
 					s2 := L2.DotProductPairsSaturated(archsimd.LoadInt8x32(&e.yl2)).Add(H2.DotProductPairsSaturated(archsimd.LoadInt8x32(&e.yh2))).DotProductPairs(ones16)
-					X := archsimd.LoadFloat32x8(&e.d8).MulAdd(s1.AddPairsGrouped(s2).ConvertToFloat32(), archsimd.LoadFloat32x8(&e.ns))
+					sumi := s1.AddPairsGrouped(s2).ConvertToFloat32()
 					t := &tmp[j][vb]
-					*t = X.MulAdd(d4, *t)
+					if !mins {
+						X := archsimd.LoadFloat32x8(&e.d8).MulAdd(sumi, archsimd.LoadFloat32x8(&e.s))
+						*t = X.MulAdd(d4, *t)
+						continue
+					}
+					dd := sim.HMul8(d4, archsimd.LoadFloat32x8(&e.d8))
+					ms := sim.HMul8(m4, archsimd.LoadFloat32x8(&e.s))
+					inf = inf.Max(dd.AsInt32x8().And(absMask)).Max(ms.AsInt32x8().And(absMask))
+					*t = t.Add(dd.MulAdd(sumi, ms.Mul(half32)))
 				}
 				if vb++; vb == bpi/4 {
 					vb = 0
@@ -210,6 +258,11 @@ func legacyThreadsOf[W any, P interface {
 				}
 				out[j][q] = math.Float32frombits(threadsReduce(ord[:nv], nw))
 			}
+		}
+		if mins && inf.Greater(maxFin).ToBits() != 0 {
+			threads8Groups.checked.Add(1)
+			checked(rows, ys, out) // a binary16 product overflowed
+			return
 		}
 		threads8Groups.fast.Add(1)
 	}
