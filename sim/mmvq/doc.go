@@ -51,12 +51,19 @@
 // TestExplainMatchesVecDot).
 //
 // Built with GOEXPERIMENT=simd on amd64 (AVX2 and FMA at run time), the fast mode runs
-// Q4_K, Q5_K, Q6_K, Q8_0, IQ4_XS, Q4_0, Q5_0, Q4_1 and Q5_1 eight rows at a time
-// (rows8_simd.go and the files next to it): each lane does its row's float steps in the
-// scalar order, a lane whose vec_dot leaves the range where the CPU's IEEE float32
-// arithmetic is the GPU's is recomputed by the scalar vec_dot, and the bits are those of
-// the scalar path (TestRows8MatchesScalar, TestRows8Dots). Every other build and type
-// runs the scalar vec_dots.
+// Q4_K, Q5_K, Q6_K, Q8_0, IQ4_XS, Q4_0, Q5_0, Q4_1 and Q5_1 on the thread-lane path
+// (threads8_simd.go, threads8_legacy_simd.go): one row at a time, eight simulated threads
+// of the row in the eight lanes of a vector, each lane doing its thread's float steps in
+// the scalar order, then the cross-warp adds and the butterfly in the GPU's order. It
+// uses the CPU's IEEE float32 operations without lane checks: in these vec_dots every
+// value is a product of at most two binary16 values and integers, so a multiple of
+// 2^-48 (2^-25 for Q4_1/Q5_1's halved mins), never in the flush range, and with finite
+// halves nothing overflows; a row group in which a half is Inf or NaN (or a q8_1 value
+// is -128 where the kernel carries x's sign on y, or a binary16 product overflows) goes
+// to the checked 8-row path (rows8_simd.go and the files next to it), where each lane is
+// one row and a lane that leaves the exact range is recomputed by the scalar vec_dot.
+// Both give the scalar path's bits (TestThreads8MatchesScalar, TestRows8MatchesScalar,
+// TestRows8Dots). Every other build and type runs the scalar vec_dots.
 //
 // # Scope and assumptions
 //
