@@ -124,7 +124,8 @@ func TestRows8MatchesScalar(t *testing.T) {
 	}
 }
 
-// The 8-row path's bits do not depend on GOMAXPROCS.
+// The SIMD paths' bits do not depend on GOMAXPROCS: edge-case weights (mostly the
+// checked 8-row path) and plain ones (the thread-lane path).
 func TestRows8GOMAXPROCS(t *testing.T) {
 	if !sim.Vec8 {
 		t.Skip("SKIP (not a pass): this CPU lacks AVX2 or FMA")
@@ -133,19 +134,21 @@ func TestRows8GOMAXPROCS(t *testing.T) {
 	for _, tc := range rows8Types {
 		rng := rand.New(rand.NewPCG(7, 7))
 		const k, n, m = 2048, 203, 3
-		x := edgeWeights(t, tc.t, tc.halfAt, k, n, rng)
-		y := acts(k, m, rng)
-		var outs [2][]float32
-		for i, procs := range []int{1, 2} {
-			old := runtime.GOMAXPROCS(procs)
-			var err error
-			outs[i], err = MulMat(dev, tc.t, x, k, n, y, m)
-			runtime.GOMAXPROCS(old)
-			if err != nil {
-				t.Fatal(err)
+		plain, _ := weights(t, tc.t, k, n, rng)
+		for _, x := range [][]byte{edgeWeights(t, tc.t, tc.halfAt, k, n, rng), plain} {
+			y := acts(k, m, rng)
+			var outs [2][]float32
+			for i, procs := range []int{1, 2} {
+				old := runtime.GOMAXPROCS(procs)
+				var err error
+				outs[i], err = MulMat(dev, tc.t, x, k, n, y, m)
+				runtime.GOMAXPROCS(old)
+				if err != nil {
+					t.Fatal(err)
+				}
 			}
+			sameBits(t, fmt.Sprintf("%v GOMAXPROCS 1 vs 2", tc.t), outs[0], outs[1])
 		}
-		sameBits(t, fmt.Sprintf("%v GOMAXPROCS 1 vs 2", tc.t), outs[0], outs[1])
 	}
 }
 
