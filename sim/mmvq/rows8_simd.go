@@ -55,7 +55,7 @@ var rows8Kernels = map[quant.Type]struct {
 	dot VecDot
 }{
 	quant.Q4_K:   {q4KThreads, vecDotQ4_K},
-	quant.Q6_K:   {rows8Of[q6KLanes], vecDotQ6_K},
+	quant.Q6_K:   {q6KThreads, vecDotQ6_K},
 	quant.Q8_0:   {q80Threads, vecDotQ8_0},
 	quant.IQ4_XS: {rows8Of[iq4XSLanes], vecDotIQ4_XS},
 	quant.Q5_K:   {rows8Of[q5KLanes], vecDotQ5_K},

@@ -405,3 +405,147 @@ func q80Threads(l *launch) rows8Func {
 }
 
 func le16(b []byte) uint16 { return uint16(b[0]) | uint16(b[1])<<8 }
+
+// The thread-lane path of Q6_K: tpb = 32 threads per x block (iqs = t), so a block's
+// threads fill four vectors, G = t/8 (thread 32(kbx%bpi)+8G+l in lane l of vector
+// 4(kbx%bpi)+G). For vector G every lane reads the same q8_1 blocks (bq8 = 4(G/2)+G%2,
+// and bq8+2), lane l their int l: the 32 bytes of qs as they are; its ql int is int
+// 8G+l, its qh int 8(G/2)+l (32 consecutive bytes each), its scales scales[b+l/4], b =
+// 8(G/2)+2(G%2)+4i. The dp4a of vi-32 with u is Dp4a(vi, u) - 32Σu, vi in 0..63 the
+// unsigned operand of VPMADDUBSW (pair sums within ±2·63·128), 32Σu tabled per column
+// (q6KTCol): x needs no sign on y, so a q8_1 value of -128 is no special case.
+//
+// Values: d8 and d are halves (multiples of 2^-24, below 2^16); dp4a(vi-32, u)·sc is an
+// integer, |vi-32| ≤ 32, |u| ≤ 128, |sc| ≤ 128 (int8): below 4·32·128·128 = 2^21. So
+// sumf (two FFMAs from +0 of d8·I2F(n)) is a multiple of 2^-24 below 2^38, sumf·h2f(d)
+// a multiple of 2^-48 below 2^54; a thread's sum and the reduction add at most
+// 32·nblocks such terms (nblocks < 2^23): below 2^82. Every value of the chain is a
+// multiple of 2^-48 as in Q4_K's argument above (no flush), nothing overflows while the
+// halves read (each block's d, the column's d8) are finite; elsewhere the group goes to
+// the checked 8-row path (q6KLanes).
+
+// q6KTCol is what the threads of a vector read of one q8_1 block beside its qs: 32 times
+// the sum of int l's bytes (Σu) in lane l, h2f(d8) in every lane.
+type q6KTCol struct {
+	bs32 [8]int32
+	d8   [8]float32
+}
+
+// q6KTCols builds a column's Q6_K lane table (one entry per q8_1 block); it accepts a
+// column whose d8 are all finite.
+func q6KTCols(nblocks int) func(y []q8.Block, t []q6KTCol) ([]q6KTCol, bool) {
+	return func(y []q8.Block, t []q6KTCol) ([]q6KTCol, bool) {
+		t = grow(t, 8*nblocks)
+		ok := true
+		for b := range t {
+			yb := &y[b]
+			ok = ok && finiteHalf(yb.D)
+			for l := range 8 {
+				t[b].bs32[l] = 32 * bsum(yb.Int(l))
+				t[b].d8[l] = sim.H2F(yb.D)
+			}
+		}
+		return t, ok
+	}
+}
+
+var (
+	two32 = archsimd.BroadcastUint32x8(2)
+	// q6KShiftH[G%2][i]: vh = qh int >> 2(G%2), then >> 4i
+	q6KShiftH = [2][2]archsimd.Uint32x8{{archsimd.BroadcastUint32x8(0), four32}, {two32, six32}}
+	// q6KScaleIdx[G%2][i]: lane l of vector G reads scale b + l/4 of the eight from
+	// 8(G/2), b = 2(G%2) + 4i
+	q6KScaleIdx = [2][2]archsimd.Uint32x8{
+		{archsimd.LoadUint32x8(&[8]uint32{0, 0, 0, 0, 1, 1, 1, 1}), archsimd.LoadUint32x8(&[8]uint32{4, 4, 4, 4, 5, 5, 5, 5})},
+		{archsimd.LoadUint32x8(&[8]uint32{2, 2, 2, 2, 3, 3, 3, 3}), archsimd.LoadUint32x8(&[8]uint32{6, 6, 6, 6, 7, 7, 7, 7})},
+	}
+	// hi8 moves bytes 8..15 of a 128-bit vector to 0..7
+	hi8 = archsimd.LoadInt8x16(&[16]int8{8, 9, 10, 11, 12, 13, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1})
+)
+
+// q6KThreads is the Q6_K kernel on the thread-lane path (see q4KThreads).
+func q6KThreads(l *launch) rows8Func {
+	p := l.plan
+	nt := p.ThreadsPerRow()
+	var checkedF rows8Func
+	checked := func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
+		if checkedF == nil {
+			checkedF = rows8Of[q6KLanes](l)
+		}
+		checkedF(rows, ys, out)
+	}
+	if !useThreads8 || p.QI/p.VDR != 32 || nt%32 != 0 || nt/8 > 16 || p.BlocksPerIter != nt/32 || p.QK != 256 {
+		return rows8Of[q6KLanes](l)
+	}
+	const blockBytes = 210
+	nv, nw, bpi, nblocks := nt/8, nt/32, p.BlocksPerIter, l.nblocks
+	cache := colCache[q6KTCol]{build: q6KTCols(nblocks)}
+	var tabs [tiling.MMVQMaxBatchSize][]q6KTCol
+	var tmp [tiling.MMVQMaxBatchSize][16]archsimd.Float32x8
+	return func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
+		nc := len(ys)
+		for j, y := range ys {
+			t, ok := cache.get(y)
+			if !ok {
+				threads8Groups.checked.Add(1)
+				checked(rows, ys, out)
+				return
+			}
+			tabs[j] = t
+		}
+		for q, row := range rows {
+			row = row[:nblocks*blockBytes]
+			for j := range nc {
+				for v := range nv {
+					tmp[j][v] = zero8
+				}
+			}
+			vb := 0 // 4·(kbx % bpi): the threads' vectors of block kbx
+			for kbx := range nblocks {
+				b := row[kbx*blockBytes : (kbx+1)*blockBytes]
+				if !finiteHalf(f16.Half(le16(b[208:]))) {
+					threads8Groups.checked.Add(1)
+					checked(rows, ys, out) // d is Inf or NaN
+					return
+				}
+				S := archsimd.LoadInt8x16((*[16]int8)(unsafe.Pointer(unsafe.SliceData(b[192:208]))))
+				scales := [2]archsimd.Int32x8{S.ExtendLo8ToInt32(), S.PermuteOrZero(hi8).ExtendLo8ToInt32()}
+				d := archsimd.BroadcastFloat32x8(sim.H2F(f16.Half(le16(b[208:]))))
+				for G := range 4 {
+					VL, VH := load32(b, 32*G), load32(b, 128+32*(G/2))
+					var v [2]archsimd.Uint8x32
+					var sc [2]archsimd.Int32x8
+					for i := range 2 {
+						// vi = (vl >> 4i)&0x0F0F0F0F | ((vh >> 4i) << 4)&0x30303030 (bits 4, 5
+						// of each byte never come from the scalar vh's sign fill)
+						vl := VL
+						if i == 1 {
+							vl = VL.ShiftRight(four32)
+						}
+						vih := VH.ShiftRight(q6KShiftH[G%2][i]).ShiftLeft(four32).And(q6HiMask)
+						v[i] = vl.And(nib4Mask).Or(vih).AsUint8x32()
+						sc[i] = scales[G/2].Permute(q6KScaleIdx[G%2][i])
+					}
+					bq8 := kbx*8 + 4*(G/2) + G%2
+					for j := range nc {
+						y, e := ys[j][bq8:], tabs[j][bq8:]
+						e0, e1 := &e[0], &e[2]
+						dp0 := v[0].DotProductPairsSaturated(archsimd.LoadInt8x32(&y[0].Qs)).DotProductPairs(ones16).Sub(archsimd.LoadInt32x8(&e0.bs32))
+						dp1 := v[1].DotProductPairsSaturated(archsimd.LoadInt8x32(&y[2].Qs)).DotProductPairs(ones16).Sub(archsimd.LoadInt32x8(&e1.bs32))
+						sumf := archsimd.LoadFloat32x8(&e0.d8).MulAdd(dp0.Mul(sc[0]).ConvertToFloat32(), zero8)
+						sumf = archsimd.LoadFloat32x8(&e1.d8).MulAdd(dp1.Mul(sc[1]).ConvertToFloat32(), sumf)
+						t := &tmp[j][vb+G]
+						*t = sumf.MulAdd(d, *t)
+					}
+				}
+				if vb += 4; vb == 4*bpi {
+					vb = 0
+				}
+			}
+			for j := range nc {
+				out[j][q] = math.Float32frombits(threadsReduce(tmp[j][:nv], nw))
+			}
+		}
+		threads8Groups.fast.Add(1)
+	}
+}
