@@ -549,3 +549,160 @@ func q6KThreads(l *launch) rows8Func {
 		threads8Groups.fast.Add(1)
 	}
 }
+
+// The thread-lane path of IQ4_XS: tpb = 8 threads per x block (iqs = 4t), so one vector
+// holds the threads of a block (block kbx's in vector kbx%bpi). Thread t's sumi is the
+// dot of the table values of the 16 qs bytes 16t..16t+15 (low nibbles, then high) with
+// the 32 values of q8_1 block t: the 32 bytes of qs at 32p hold the bytes of threads 2p
+// and 2p+1 in their two 128-bit halves, so their low-nibble values are multiplied in
+// place with the first 16 values of blocks 2p and 2p+1 side by side, the high-nibble
+// ones with the last 16 (both tabled per column, iq4XSTCol), by VPMADDUBSW of |x| with
+// y carrying x's sign and VPMADDWD (|x| ≤ 127, |y| ≤ 127: pair sums within int16).
+// Two rounds of VPHADDD add each thread's four partial sums, leaving threads 0 2 4 6 1
+// 3 5 7 in lanes 0..7 (iq4XSPos); d8 and ls are tabled in that order and the sums put in
+// thread order for the reduction (iq4XSTidOrder). A q8_1 value of -128 (VPSIGNB would
+// not negate it) sends its column to the checked path.
+//
+// Values: d = h2f(d_x)·h2f(d_y) is a product of two halves, a multiple of 2^-48 below
+// 2^32; sumi·(ls-32) is an integer, |sumi| ≤ 32·127·128 < 2^19, |ls-32| ≤ 32: below
+// 2^24. A thread's block term d·I2F(·) is a multiple of 2^-48 below 2^56, and an
+// output adds 8·nblocks of them (nblocks < 2^23): below 2^82. So Q4_K's argument holds
+// (no value below 2^-48 but zero, none overflowing) where the x block's d and the
+// column's d8 are finite; elsewhere the group goes to the checked 8-row path
+// (iq4XSLanes).
+
+// iq4XSTCol is what the threads of one x block read of a column: lo[p] holds the first
+// 16 values of q8_1 blocks 2p and 2p+1 (one per 128-bit half), hi[p] their last 16;
+// d8[q] is h2f(d) of block iq4XSPos[q].
+type iq4XSTCol struct {
+	lo, hi [4][32]int8
+	d8     [8]float32
+}
+
+// iq4XSPos is the thread whose sum lane q holds after the two VPHADDD rounds.
+var iq4XSPos = [8]int{0, 2, 4, 6, 1, 3, 5, 7}
+
+// iq4XSTCols builds a column's IQ4_XS lane table (one entry per x block, 8 q8_1 blocks
+// each); it accepts a column whose d are finite and whose values hold no -128.
+func iq4XSTCols(nblocks int) func(y []q8.Block, t []iq4XSTCol) ([]iq4XSTCol, bool) {
+	return func(y []q8.Block, t []iq4XSTCol) ([]iq4XSTCol, bool) {
+		t = grow(t, nblocks)
+		ok := true
+		for kbx := range t {
+			e := &t[kbx]
+			yb := y[kbx*8 : kbx*8+8]
+			for i := range yb {
+				ok = ok && finiteHalf(yb[i].D)
+				for _, v := range yb[i].Qs {
+					ok = ok && v != -128
+				}
+			}
+			for p := range 4 {
+				for h := range 2 {
+					copy(e.lo[p][16*h:16*h+16], yb[2*p+h].Qs[:16])
+					copy(e.hi[p][16*h:16*h+16], yb[2*p+h].Qs[16:])
+				}
+			}
+			for q, th := range iq4XSPos {
+				e.d8[q] = sim.H2F(yb[th].D)
+			}
+		}
+		return t, ok
+	}
+}
+
+var (
+	// ls of thread t: nibble t of scales_l (bits 4t of its word) | bits 2t of scales_h
+	// (bits 16+2t of the block's first word) << 4, lanes in iq4XSPos order
+	iq4XSShiftL   = archsimd.LoadUint32x8(&[8]uint32{0, 8, 16, 24, 4, 12, 20, 28})
+	iq4XSShiftH   = archsimd.LoadUint32x8(&[8]uint32{16, 20, 24, 28, 18, 22, 26, 30})
+	three32       = archsimd.BroadcastUint32x8(3)
+	i32x8of32     = archsimd.BroadcastInt32x8(32)
+	iq4XSTidOrder = archsimd.LoadUint32x8(&[8]uint32{0, 4, 1, 5, 2, 6, 3, 7})
+)
+
+// iq4XSThreads is the IQ4_XS kernel on the thread-lane path (see q4KThreads).
+func iq4XSThreads(l *launch) rows8Func {
+	p := l.plan
+	nt := p.ThreadsPerRow()
+	var checkedF rows8Func
+	checked := func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
+		if checkedF == nil {
+			checkedF = rows8Of[iq4XSLanes](l)
+		}
+		checkedF(rows, ys, out)
+	}
+	if !useThreads8 || p.QI/p.VDR != 8 || nt%32 != 0 || nt/8 > 16 || p.BlocksPerIter != nt/8 || p.QK != 256 {
+		return rows8Of[iq4XSLanes](l)
+	}
+	const blockBytes = 136
+	nv, nw, bpi, nblocks := nt/8, nt/32, p.BlocksPerIter, l.nblocks
+	cache := colCache[iq4XSTCol]{build: iq4XSTCols(nblocks)}
+	var tabs [tiling.MMVQMaxBatchSize][]iq4XSTCol
+	var tmp [tiling.MMVQMaxBatchSize][16]archsimd.Float32x8
+	var ord [16]archsimd.Float32x8
+	return func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
+		nc := len(ys)
+		for j, y := range ys {
+			t, ok := cache.get(y)
+			if !ok {
+				threads8Groups.checked.Add(1)
+				checked(rows, ys, out)
+				return
+			}
+			tabs[j] = t
+		}
+		for q, row := range rows {
+			row = row[:nblocks*blockBytes]
+			for j := range nc {
+				for v := range nv {
+					tmp[j][v] = zero8
+				}
+			}
+			vb := 0 // kbx % bpi: the vector of block kbx
+			for kbx := range nblocks {
+				b := row[kbx*blockBytes : (kbx+1)*blockBytes]
+				w := uint32(le32(b)) // d, scales_h
+				if !finiteHalf(f16.Half(w)) {
+					threads8Groups.checked.Add(1)
+					checked(rows, ys, out) // d is Inf or NaN
+					return
+				}
+				ls := archsimd.BroadcastUint32x8(uint32(le32(b[4:]))).ShiftRight(iq4XSShiftL).And(mask15).
+					Or(archsimd.BroadcastUint32x8(w).ShiftRight(iq4XSShiftH).And(three32).ShiftLeft(four32)).
+					AsInt32x8().Sub(i32x8of32)
+				dx := archsimd.BroadcastFloat32x8(sim.H2F(f16.Half(w)))
+				var xs [4][2]archsimd.Int8x32
+				for p := range 4 {
+					X := load32(b, 8+32*p)
+					xs[p][0] = iq4Tab.PermuteOrZeroGrouped(X.And(nib4Mask).AsInt8x32())
+					xs[p][1] = iq4Tab.PermuteOrZeroGrouped(X.ShiftRight(four32).And(nib4Mask).AsInt8x32())
+				}
+				for j := range nc {
+					e := &tabs[j][kbx]
+					var s [4]archsimd.Int32x8
+					for p := range 4 {
+						lo, hi := xs[p][0], xs[p][1]
+						sl := lo.Abs().AsUint8x32().DotProductPairsSaturated(archsimd.LoadInt8x32(&e.lo[p]).CopySign(lo)).DotProductPairs(ones16)
+						sh := hi.Abs().AsUint8x32().DotProductPairsSaturated(archsimd.LoadInt8x32(&e.hi[p]).CopySign(hi)).DotProductPairs(ones16)
+						s[p] = sl.Add(sh)
+					}
+					sumi := s[0].AddPairsGrouped(s[1]).AddPairsGrouped(s[2].AddPairsGrouped(s[3])).Mul(ls)
+					d := dx.Mul(archsimd.LoadFloat32x8(&e.d8))
+					t := &tmp[j][vb]
+					*t = d.MulAdd(sumi.ConvertToFloat32(), *t)
+				}
+				if vb++; vb == bpi {
+					vb = 0
+				}
+			}
+			for j := range nc {
+				for v := range nv {
+					ord[v] = tmp[j][v].Permute(iq4XSTidOrder)
+				}
+				out[j][q] = math.Float32frombits(threadsReduce(ord[:nv], nw))
+			}
+		}
+		threads8Groups.fast.Add(1)
+	}
+}
