@@ -512,28 +512,21 @@ func q6KThreads(l *launch) rows8Func {
 				scales := [2]archsimd.Int32x8{S.ExtendLo8ToInt32(), S.PermuteOrZero(hi8).ExtendLo8ToInt32()}
 				d := archsimd.BroadcastFloat32x8(sim.H2F(f16.Half(le16(b[208:]))))
 				for G := range 4 {
+					// vi = (vl >> 4i)&0x0F0F0F0F | ((vh >> 4i) << 4)&0x30303030 (bits 4, 5 of
+					// each byte never come from the scalar vh's sign fill); no arrays of
+					// vectors here: Go zeroes them with legacy-SSE MOVUPS
 					VL, VH := load32(b, 32*G), load32(b, 128+32*(G/2))
-					var v [2]archsimd.Uint8x32
-					var sc [2]archsimd.Int32x8
-					for i := range 2 {
-						// vi = (vl >> 4i)&0x0F0F0F0F | ((vh >> 4i) << 4)&0x30303030 (bits 4, 5
-						// of each byte never come from the scalar vh's sign fill)
-						vl := VL
-						if i == 1 {
-							vl = VL.ShiftRight(four32)
-						}
-						vih := VH.ShiftRight(q6KShiftH[G%2][i]).ShiftLeft(four32).And(q6HiMask)
-						v[i] = vl.And(nib4Mask).Or(vih).AsUint8x32()
-						sc[i] = scales[G/2].Permute(q6KScaleIdx[G%2][i])
-					}
+					v0 := VL.And(nib4Mask).Or(VH.ShiftRight(q6KShiftH[G%2][0]).ShiftLeft(four32).And(q6HiMask)).AsUint8x32()
+					v1 := VL.ShiftRight(four32).And(nib4Mask).Or(VH.ShiftRight(q6KShiftH[G%2][1]).ShiftLeft(four32).And(q6HiMask)).AsUint8x32()
+					sc0, sc1 := scales[G/2].Permute(q6KScaleIdx[G%2][0]), scales[G/2].Permute(q6KScaleIdx[G%2][1])
 					bq8 := kbx*8 + 4*(G/2) + G%2
 					for j := range nc {
 						y, e := ys[j][bq8:], tabs[j][bq8:]
 						e0, e1 := &e[0], &e[2]
-						dp0 := v[0].DotProductPairsSaturated(archsimd.LoadInt8x32(&y[0].Qs)).DotProductPairs(ones16).Sub(archsimd.LoadInt32x8(&e0.bs32))
-						dp1 := v[1].DotProductPairsSaturated(archsimd.LoadInt8x32(&y[2].Qs)).DotProductPairs(ones16).Sub(archsimd.LoadInt32x8(&e1.bs32))
-						sumf := archsimd.LoadFloat32x8(&e0.d8).MulAdd(dp0.Mul(sc[0]).ConvertToFloat32(), zero8)
-						sumf = archsimd.LoadFloat32x8(&e1.d8).MulAdd(dp1.Mul(sc[1]).ConvertToFloat32(), sumf)
+						dp0 := v0.DotProductPairsSaturated(archsimd.LoadInt8x32(&y[0].Qs)).DotProductPairs(ones16).Sub(archsimd.LoadInt32x8(&e0.bs32))
+						dp1 := v1.DotProductPairsSaturated(archsimd.LoadInt8x32(&y[2].Qs)).DotProductPairs(ones16).Sub(archsimd.LoadInt32x8(&e1.bs32))
+						sumf := archsimd.LoadFloat32x8(&e0.d8).MulAdd(dp0.Mul(sc0).ConvertToFloat32(), zero8)
+						sumf = archsimd.LoadFloat32x8(&e1.d8).MulAdd(dp1.Mul(sc1).ConvertToFloat32(), sumf)
 						t := &tmp[j][vb+G]
 						*t = sumf.MulAdd(d, *t)
 					}
@@ -621,6 +614,21 @@ var (
 	iq4XSTidOrder = archsimd.LoadUint32x8(&[8]uint32{0, 4, 1, 5, 2, 6, 3, 7})
 )
 
+// iq4XSVals returns the table values of the low and high nibbles of the 32 qs bytes
+// from 32p of IQ4_XS block b.
+func iq4XSVals(b []byte, p int) (lo, hi archsimd.Int8x32) {
+	X := load32(b, 8+32*p)
+	return iq4Tab.PermuteOrZeroGrouped(X.And(nib4Mask).AsInt8x32()), iq4Tab.PermuteOrZeroGrouped(X.ShiftRight(four32).And(nib4Mask).AsInt8x32())
+}
+
+// iq4XSDot is the dot of values lo, hi (iq4XSVals p) with the column's: lane 4h+k holds
+// a part of thread 2p+h's sumi.
+func iq4XSDot(lo, hi archsimd.Int8x32, e *iq4XSTCol, p int) archsimd.Int32x8 {
+	sl := lo.Abs().AsUint8x32().DotProductPairsSaturated(archsimd.LoadInt8x32(&e.lo[p]).CopySign(lo)).DotProductPairs(ones16)
+	sh := hi.Abs().AsUint8x32().DotProductPairsSaturated(archsimd.LoadInt8x32(&e.hi[p]).CopySign(hi)).DotProductPairs(ones16)
+	return sl.Add(sh)
+}
+
 // iq4XSThreads is the IQ4_XS kernel on the thread-lane path (see q4KThreads).
 func iq4XSThreads(l *launch) rows8Func {
 	p := l.plan
@@ -672,22 +680,16 @@ func iq4XSThreads(l *launch) rows8Func {
 					Or(archsimd.BroadcastUint32x8(w).ShiftRight(iq4XSShiftH).And(three32).ShiftLeft(four32)).
 					AsInt32x8().Sub(i32x8of32)
 				dx := archsimd.BroadcastFloat32x8(sim.H2F(f16.Half(w)))
-				var xs [4][2]archsimd.Int8x32
-				for p := range 4 {
-					X := load32(b, 8+32*p)
-					xs[p][0] = iq4Tab.PermuteOrZeroGrouped(X.And(nib4Mask).AsInt8x32())
-					xs[p][1] = iq4Tab.PermuteOrZeroGrouped(X.ShiftRight(four32).And(nib4Mask).AsInt8x32())
-				}
+				// no arrays of vectors here: Go zeroes them with legacy-SSE MOVUPS
+				lo0, hi0 := iq4XSVals(b, 0)
+				lo1, hi1 := iq4XSVals(b, 1)
+				lo2, hi2 := iq4XSVals(b, 2)
+				lo3, hi3 := iq4XSVals(b, 3)
 				for j := range nc {
 					e := &tabs[j][kbx]
-					var s [4]archsimd.Int32x8
-					for p := range 4 {
-						lo, hi := xs[p][0], xs[p][1]
-						sl := lo.Abs().AsUint8x32().DotProductPairsSaturated(archsimd.LoadInt8x32(&e.lo[p]).CopySign(lo)).DotProductPairs(ones16)
-						sh := hi.Abs().AsUint8x32().DotProductPairsSaturated(archsimd.LoadInt8x32(&e.hi[p]).CopySign(hi)).DotProductPairs(ones16)
-						s[p] = sl.Add(sh)
-					}
-					sumi := s[0].AddPairsGrouped(s[1]).AddPairsGrouped(s[2].AddPairsGrouped(s[3])).Mul(ls)
+					s01 := iq4XSDot(lo0, hi0, e, 0).AddPairsGrouped(iq4XSDot(lo1, hi1, e, 1))
+					s23 := iq4XSDot(lo2, hi2, e, 2).AddPairsGrouped(iq4XSDot(lo3, hi3, e, 3))
+					sumi := s01.AddPairsGrouped(s23).Mul(ls)
 					d := dx.Mul(archsimd.LoadFloat32x8(&e.d8))
 					t := &tmp[j][vb]
 					*t = d.MulAdd(sumi.ConvertToFloat32(), *t)
