@@ -58,7 +58,7 @@ var rows8Kernels = map[quant.Type]struct {
 	quant.Q6_K:   {q6KThreads, vecDotQ6_K},
 	quant.Q8_0:   {q80Threads, vecDotQ8_0},
 	quant.IQ4_XS: {iq4XSThreads, vecDotIQ4_XS},
-	quant.Q5_K:   {rows8Of[q5KLanes], vecDotQ5_K},
+	quant.Q5_K:   {q5KThreads, vecDotQ5_K},
 	quant.Q4_0:   {rows8Of[q40Lanes], vecDotQ4_0},
 	quant.Q5_0:   {rows8Of[q50Lanes], vecDotQ5_0},
 	quant.Q4_1:   {rows8Of[q41Lanes], vecDotQ4_1},

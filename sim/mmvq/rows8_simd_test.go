@@ -233,7 +233,7 @@ func TestRows8Dots(t *testing.T) {
 	}
 }
 
-// The thread-lane kernels (Q4_K, Q8_0, Q6_K, IQ4_XS) give the scalar path's bits where they run
+// The thread-lane kernels (Q4_K, Q8_0, Q6_K, IQ4_XS, Q5_K) give the scalar path's bits where they run
 // without lane checks (finite halves: zero, ±subnormal, the smallest normal, the largest,
 // on a quarter of the weight blocks; activations from 2^-60 to 2^12, so d8 from
 // subnormal halves to large ones) and where they hand a group to the checked 8-row path
@@ -259,6 +259,7 @@ func TestThreads8MatchesScalar(t *testing.T) {
 		{quant.Q8_0, []int{0}, []int{32, 96, 1024, 1056, 4096}},
 		{quant.Q6_K, []int{208}, []int{256, 1024, 2304, 4096}},
 		{quant.IQ4_XS, []int{0}, []int{256, 1024, 2304, 4096}},
+		{quant.Q5_K, []int{0, 2}, []int{256, 1024, 2304, 4096}},
 	} {
 		rng := rand.New(rand.NewPCG(seed, uint64(tc.ty)))
 		ty := tc.ty

@@ -161,20 +161,51 @@ func load32(b []byte, o int) archsimd.Uint32x8 {
 
 // q4KThreads is the Q4_K kernel on the thread-lane path, the checked 8-row kernel where
 // a half is not finite; the 8-row kernel alone where the launch is not one it handles.
-func q4KThreads(l *launch) rows8Func {
+func q4KThreads(l *launch) rows8Func { return q45KThreads(l, false, rows8Of[q4KLanes]) }
+
+// q5KThreads is the Q5_K kernel on the thread-lane path (see q4KThreads).
+//
+// Q5_K's vec_dot is Q4_K's with a fifth bit on each value, bit bq8+i of the same byte
+// of qh int (iqs/2)%4 (v0i) or (iqs/2)%4+4 (v1i); the qs ints are Q4_K's, 32 bytes
+// further on. Values 0..31: two VPMADDUBSW pair sums of a thread's two ints add within
+// int16 (2·2·31·128 < 2^15). The argument of the Q4_K path holds with |dot1| ≤
+// 8·31·128 < 2^15: |dot1·sc| < 2^21, |sumf_d·d| < 2^54, a thread's block term below
+// 2^55, an output below 2^82.
+func q5KThreads(l *launch) rows8Func { return q45KThreads(l, true, rows8Of[q5KLanes]) }
+
+var (
+	// q5KHiIdx[i]: lane l of any vector reads qh int l%4 (+4 for v1i)
+	q5KHiIdx = [2]archsimd.Uint32x8{
+		archsimd.LoadUint32x8(&[8]uint32{0, 1, 2, 3, 0, 1, 2, 3}),
+		archsimd.LoadUint32x8(&[8]uint32{4, 5, 6, 7, 4, 5, 6, 7}),
+	}
+	// q5KHiShift[G][i]: bit bq8+i of each byte, bq8 = 4G + 2(l/4)
+	q5KHiShift = [2][2]archsimd.Uint32x8{
+		{archsimd.LoadUint32x8(&[8]uint32{0, 0, 0, 0, 2, 2, 2, 2}), archsimd.LoadUint32x8(&[8]uint32{1, 1, 1, 1, 3, 3, 3, 3})},
+		{archsimd.LoadUint32x8(&[8]uint32{4, 4, 4, 4, 6, 6, 6, 6}), archsimd.LoadUint32x8(&[8]uint32{5, 5, 5, 5, 7, 7, 7, 7})},
+	}
+	q5HiMask = archsimd.BroadcastUint32x8(0x10101010)
+)
+
+// q45KThreads is the thread-lane kernel of Q4_K (q5 false) or Q5_K (q5 true), with
+// fallback the 8-row kernel of the type.
+func q45KThreads(l *launch, q5 bool, fallback rows8Factory) rows8Func {
 	p := l.plan
 	nt := p.ThreadsPerRow()
 	var checkedF rows8Func // made on first use (most launches never need it)
 	checked := func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
 		if checkedF == nil {
-			checkedF = rows8Of[q4KLanes](l)
+			checkedF = fallback(l)
 		}
 		checkedF(rows, ys, out)
 	}
 	if !useThreads8 || p.QI/p.VDR != 16 || nt%32 != 0 || nt/8 > 16 || p.BlocksPerIter != nt/16 || p.QK != 256 {
-		return rows8Of[q4KLanes](l)
+		return fallback(l)
 	}
-	const blockBytes = 144
+	blockBytes, qsAt := 144, 16
+	if q5 {
+		blockBytes, qsAt = 176, 48
+	}
 	nv, nw, bpi, nblocks := nt/8, nt/32, p.BlocksPerIter, l.nblocks
 	cache := colCache[q4KTCol]{build: q4KTCols(l.nblocks)}
 	var tabs [tiling.MMVQMaxBatchSize][]q4KTCol
@@ -213,10 +244,22 @@ func q4KThreads(l *launch) rows8Func {
 				dmin := archsimd.BroadcastFloat32x8(sim.H2F(f16.Half(dm >> 16)))
 				for G := range 2 {
 					// threads 8G..8G+7: ints 16G+{0..3, 8..11} (v0) and +4 (v1) of qs
-					A, B := load32(b, 16+64*G), load32(b, 48+64*G)
+					A, B := load32(b, qsAt+64*G), load32(b, qsAt+32+64*G)
 					V0, V1 := A.Select128FromPair(0, 2, B), A.Select128FromPair(1, 3, B)
-					v00, v01 := V0.And(nib4Mask).AsUint8x32(), V1.And(nib4Mask).AsUint8x32()
-					v10, v11 := V0.ShiftRight(four32).And(nib4Mask).AsUint8x32(), V1.ShiftRight(four32).And(nib4Mask).AsUint8x32()
+					V00, V01 := V0.And(nib4Mask), V1.And(nib4Mask)
+					V10, V11 := V0.ShiftRight(four32).And(nib4Mask), V1.ShiftRight(four32).And(nib4Mask)
+					if q5 {
+						// | ((vh >> bq8 >> i) << 4) & 0x10101010; bits 4 of each byte never
+						// come from the scalar vh's sign fill (shifts below 8)
+						H := load32(b, 16)
+						H0, H1 := H.AsInt32x8().Permute(q5KHiIdx[0]).AsUint32x8(), H.AsInt32x8().Permute(q5KHiIdx[1]).AsUint32x8()
+						s0, s1 := q5KHiShift[G][0], q5KHiShift[G][1]
+						V00 = V00.Or(H0.ShiftRight(s0).ShiftLeft(four32).And(q5HiMask))
+						V01 = V01.Or(H1.ShiftRight(s0).ShiftLeft(four32).And(q5HiMask))
+						V10 = V10.Or(H0.ShiftRight(s1).ShiftLeft(four32).And(q5HiMask))
+						V11 = V11.Or(H1.ShiftRight(s1).ShiftLeft(four32).And(q5HiMask))
+					}
+					v00, v01, v10, v11 := V00.AsUint8x32(), V01.AsUint8x32(), V10.AsUint8x32(), V11.AsUint8x32()
 					sc0, sc1 := sc8.Permute(tScaleIdx[G][0]), sc8.Permute(tScaleIdx[G][1])
 					m0, m1 := m8.Permute(tScaleIdx[G][0]), m8.Permute(tScaleIdx[G][1])
 					for j := range nc {
