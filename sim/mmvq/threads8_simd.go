@@ -454,9 +454,12 @@ func le16(b []byte) uint16 { return uint16(b[0]) | uint16(b[1])<<8 }
 // 4(kbx%bpi)+G). For vector G every lane reads the same q8_1 blocks (bq8 = 4(G/2)+G%2,
 // and bq8+2), lane l their int l: the 32 bytes of qs as they are; its ql int is int
 // 8G+l, its qh int 8(G/2)+l (32 consecutive bytes each), its scales scales[b+l/4], b =
-// 8(G/2)+2(G%2)+4i. The dp4a of vi-32 with u is Dp4a(vi, u) - 32Σu, vi in 0..63 the
-// unsigned operand of VPMADDUBSW (pair sums within ±2·63·128), 32Σu tabled per column
-// (q6KTCol): x needs no sign on y, so a q8_1 value of -128 is no special case.
+// 8(G/2)+2(G%2)+4i. dp4a(vi-32, u)·sc is VPMADDWD of the pair sums of (vi-32)·u with
+// sc in both words of each lane: the pair sums are VPMADDUBSW's of vi (0..63, the
+// unsigned operand: within ±2·63·128, no saturation) less 32(u_2k + u_2k+1), tabled
+// per column (q6KTCol); the true differences lie within ±2·32·128, so the wrapping
+// VPSUBW is exact, and VPMADDWD gives sc·(p0 + p1) exactly. x needs no sign on y: a
+// q8_1 value of -128 is no special case.
 //
 // Values: d8 and d are halves (multiples of 2^-24, below 2^16); dp4a(vi-32, u)·sc is an
 // integer, |vi-32| ≤ 32, |u| ≤ 128, |sc| ≤ 128 (int8): below 4·32·128·128 = 2^21. So
@@ -468,10 +471,11 @@ func le16(b []byte) uint16 { return uint16(b[0]) | uint16(b[1])<<8 }
 // the checked 8-row path (q6KLanes).
 
 // q6KTCol is what the threads of a vector read of one q8_1 block beside its qs: 32 times
-// the sum of int l's bytes (Σu) in lane l, h2f(d8) in every lane.
+// the sum of each pair of its values (as VPMADDUBSW of 32s with qs gives it), h2f(d8) in
+// every lane.
 type q6KTCol struct {
-	bs32 [8]int32
-	d8   [8]float32
+	w16 [16]int16
+	d8  [8]float32
 }
 
 // q6KTCols builds a column's Q6_K lane table (one entry per q8_1 block); it accepts a
@@ -483,8 +487,10 @@ func q6KTCols(nblocks int) func(y []q8.Block, t []q6KTCol) ([]q6KTCol, bool) {
 		for b := range t {
 			yb := &y[b]
 			ok = ok && finiteHalf(yb.D)
+			for k := range 16 {
+				t[b].w16[k] = 32 * (int16(yb.Qs[2*k]) + int16(yb.Qs[2*k+1]))
+			}
 			for l := range 8 {
-				t[b].bs32[l] = 32 * bsum(yb.Int(l))
 				t[b].d8[l] = sim.H2F(yb.D)
 			}
 		}
@@ -497,14 +503,26 @@ var (
 	// q6KShiftH[G%2][i]: vh = qh int >> 2(G%2), then >> 4i
 	q6KShiftH = [2][2]archsimd.Uint32x8{{archsimd.BroadcastUint32x8(0), four32}, {two32, six32}}
 	// q6KScaleIdx[G%2][i]: lane l of vector G reads scale b + l/4 of the eight from
-	// 8(G/2), b = 2(G%2) + 4i
-	q6KScaleIdx = [2][2]archsimd.Uint32x8{
-		{archsimd.LoadUint32x8(&[8]uint32{0, 0, 0, 0, 1, 1, 1, 1}), archsimd.LoadUint32x8(&[8]uint32{4, 4, 4, 4, 5, 5, 5, 5})},
-		{archsimd.LoadUint32x8(&[8]uint32{2, 2, 2, 2, 3, 3, 3, 3}), archsimd.LoadUint32x8(&[8]uint32{6, 6, 6, 6, 7, 7, 7, 7})},
-	}
-	// hi8 moves bytes 8..15 of a 128-bit vector to 0..7
-	hi8 = archsimd.LoadInt8x16(&[16]int8{8, 9, 10, 11, 12, 13, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1})
+	// 8(G/2), b = 2(G%2) + 4i, in both of its words: the bytes of int16 b+l/4 of a
+	// 128-bit half
+	q6KScaleIdx = [2][2]archsimd.Int8x32{{q6KScaleBytes(0), q6KScaleBytes(4)}, {q6KScaleBytes(2), q6KScaleBytes(6)}}
 )
+
+// q6KScaleBytes is the VPSHUFB index of q6KScaleIdx for b.
+func q6KScaleBytes(b int) archsimd.Int8x32 {
+	var x [32]int8
+	for k := range x {
+		x[k] = int8(2*(b+k/16) + k%2)
+	}
+	return archsimd.LoadInt8x32(&x)
+}
+
+// q6KX is what the threads of vector G read of an x block: v0i, v1i (vi of i = 0, 1)
+// and their scales in both words of each lane.
+type q6KX struct {
+	v0, v1   archsimd.Uint8x32
+	sc0, sc1 archsimd.Int16x16
+}
 
 // q6KThreads is the Q6_K kernel on the thread-lane path (see q4KThreads).
 func q6KThreads(l *launch) rows8Func {
@@ -525,6 +543,7 @@ func q6KThreads(l *launch) rows8Func {
 	cache := colCache[q6KTCol]{build: q6KTCols(nblocks)}
 	var tabs [tiling.MMVQMaxBatchSize][]q6KTCol
 	var tmp [tiling.MMVQMaxBatchSize][16]archsimd.Float32x8
+	var xv [4]q6KX // one x block's vectors, for all columns
 	return func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
 		nc := len(ys)
 		for j, y := range ys {
@@ -551,8 +570,9 @@ func q6KThreads(l *launch) rows8Func {
 					checked(rows, ys, out) // d is Inf or NaN
 					return
 				}
-				S := archsimd.LoadInt8x16((*[16]int8)(unsafe.Pointer(unsafe.SliceData(b[192:208]))))
-				scales := [2]archsimd.Int32x8{S.ExtendLo8ToInt32(), S.PermuteOrZero(hi8).ExtendLo8ToInt32()}
+				// the 16 int8 scales as int16, scales 8(G/2).. in both 128-bit halves
+				S := archsimd.LoadInt8x16((*[16]int8)(unsafe.Pointer(unsafe.SliceData(b[192:208])))).ExtendToInt16()
+				scales := [2]archsimd.Int8x32{S.Select128FromPair(0, 0, S).AsInt8x32(), S.Select128FromPair(1, 1, S).AsInt8x32()}
 				d := archsimd.BroadcastFloat32x8(sim.H2F(f16.Half(le16(b[208:]))))
 				for G := range 4 {
 					// vi = (vl >> 4i)&0x0F0F0F0F | ((vh >> 4i) << 4)&0x30303030 (bits 4, 5 of
@@ -561,17 +581,24 @@ func q6KThreads(l *launch) rows8Func {
 					VL, VH := load32(b, 32*G), load32(b, 128+32*(G/2))
 					v0 := VL.And(nib4Mask).Or(VH.ShiftRight(q6KShiftH[G%2][0]).ShiftLeft(four32).And(q6HiMask)).AsUint8x32()
 					v1 := VL.ShiftRight(four32).And(nib4Mask).Or(VH.ShiftRight(q6KShiftH[G%2][1]).ShiftLeft(four32).And(q6HiMask)).AsUint8x32()
-					sc0, sc1 := scales[G/2].Permute(q6KScaleIdx[G%2][0]), scales[G/2].Permute(q6KScaleIdx[G%2][1])
-					bq8 := kbx*8 + 4*(G/2) + G%2
-					for j := range nc {
-						y, e := ys[j][bq8:], tabs[j][bq8:]
-						e0, e1 := &e[0], &e[2]
-						dp0 := v0.DotProductPairsSaturated(archsimd.LoadInt8x32(&y[0].Qs)).DotProductPairs(ones16).Sub(archsimd.LoadInt32x8(&e0.bs32))
-						dp1 := v1.DotProductPairsSaturated(archsimd.LoadInt8x32(&y[2].Qs)).DotProductPairs(ones16).Sub(archsimd.LoadInt32x8(&e1.bs32))
-						sumf := archsimd.LoadFloat32x8(&e0.d8).MulAdd(dp0.Mul(sc0).ConvertToFloat32(), zero8)
-						sumf = archsimd.LoadFloat32x8(&e1.d8).MulAdd(dp1.Mul(sc1).ConvertToFloat32(), sumf)
-						t := &tmp[j][vb+G]
-						*t = sumf.MulAdd(d, *t)
+					sc0 := scales[G/2].PermuteOrZeroGrouped(q6KScaleIdx[G%2][0]).AsInt16x16()
+					sc1 := scales[G/2].PermuteOrZeroGrouped(q6KScaleIdx[G%2][1]).AsInt16x16()
+					xv[G] = q6KX{v0, v1, sc0, sc1}
+				}
+				// columns outside, the four vectors inside: a column's blocks and table
+				// entries are bounds-checked once per x block
+				for j := range nc {
+					ya, te := (*[8]q8.Block)(ys[j][kbx*8:]), (*[8]q6KTCol)(tabs[j][kbx*8:])
+					tj := (*[4]archsimd.Float32x8)(tmp[j][vb:])
+					for G := range 4 {
+						x := &xv[G]
+						bq := 4*(G/2) + G%2
+						y0, y1, e0, e1 := &ya[bq], &ya[bq+2], &te[bq], &te[bq+2]
+						dp0 := x.v0.DotProductPairsSaturated(archsimd.LoadInt8x32(&y0.Qs)).Sub(archsimd.LoadInt16x16(&e0.w16)).DotProductPairs(x.sc0)
+						dp1 := x.v1.DotProductPairsSaturated(archsimd.LoadInt8x32(&y1.Qs)).Sub(archsimd.LoadInt16x16(&e1.w16)).DotProductPairs(x.sc1)
+						sumf := archsimd.LoadFloat32x8(&e0.d8).MulAdd(dp0.ConvertToFloat32(), zero8)
+						sumf = archsimd.LoadFloat32x8(&e1.d8).MulAdd(dp1.ConvertToFloat32(), sumf)
+						tj[G] = sumf.MulAdd(d, tj[G])
 					}
 				}
 				if vb += 4; vb == 4*bpi {
