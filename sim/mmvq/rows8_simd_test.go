@@ -233,14 +233,15 @@ func TestRows8Dots(t *testing.T) {
 	}
 }
 
-// The thread-lane kernels (Q4_K, Q8_0, Q6_K, IQ4_XS, Q5_K) give the scalar path's bits where they run
-// without lane checks (finite halves: zero, ±subnormal, the smallest normal, the largest,
-// on a quarter of the weight blocks; activations from 2^-60 to 2^12, so d8 from
-// subnormal halves to large ones) and where they hand a group to the checked 8-row path
-// (an Inf or NaN weight scale, activations whose d8 overflows the half, a q8_1 value of
-// -128): K with a block count that is and is not a multiple of the blocks per iteration
-// (and odd, for Q8_0's block pairs), row counts with short groups, 1..8 columns. Both
-// sides must be taken (counted), or the test fails (seed printed).
+// The thread-lane kernels (Q4_K, Q8_0, Q6_K, IQ4_XS, Q5_K) give the scalar path's bits
+// where they run without lane checks (finite halves: zero, ±subnormal, the smallest
+// normal, the largest, on a quarter of the weight blocks; activations from 2^-60 to
+// 2^12, so d8 from subnormal halves to large ones) and where they hand a group to the
+// checked 8-row path (an Inf or NaN weight scale, activations whose d8 overflows the
+// half, a q8_1 value of -128): K with a block count that is and is not a multiple of the
+// blocks per iteration (and odd, for Q8_0's block pairs), row counts with short groups,
+// 1..8 columns, MUL_MAT_ID with 1 token and with 3 and 8 (the MoE kernel's 32 threads
+// per row). Both sides must be taken (counted), or the test fails (seed printed).
 func TestThreads8MatchesScalar(t *testing.T) {
 	if !sim.Vec8 {
 		t.Skip("SKIP (not a pass): this CPU lacks AVX2 or FMA")
@@ -302,6 +303,21 @@ func TestThreads8MatchesScalar(t *testing.T) {
 					yq[rng.IntN(len(yq))].Qs[rng.IntN(32)] = -128
 					s, v, _ := scalarToo(t, func() ([]float32, error) { return MulMatQ8(dev, ty, x, k, n, yq, m, nil) })
 					sameBits(t, fmt.Sprintf("%v MulMatQ8 with -128 k=%d n=%d m=%d", ty, k, n, m), s, v)
+				}
+				// MUL_MAT_ID, one token (rows through ids) and 3 or 8 tokens (mul_mat_vec_q_moe,
+				// 32 threads per row): experts x, xbad, x, so some slots take each side
+				const E, U = 3, 2
+				as := append(append(append([]byte(nil), x...), xbad...), x...)
+				for _, T := range []int{1, 3, 8} {
+					b := acts(k, T, rng)
+					ids := make([]int32, U*T)
+					for tk := range T {
+						ids[tk*U], ids[tk*U+1] = int32(tk%E), int32((tk+1)%E)
+					}
+					s, v, ok := scalarToo(t, func() ([]float32, error) { return MulMatID(dev, ty, as, k, n, E, b, 1, T, ids, U) })
+					if ok {
+						sameBits(t, fmt.Sprintf("%v MulMatID k=%d n=%d T=%d", ty, k, n, T), s, v)
+					}
 				}
 			}
 		}
