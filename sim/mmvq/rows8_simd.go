@@ -55,10 +55,10 @@ var rows8Kernels = map[quant.Type]struct {
 	dot VecDot
 }{
 	quant.Q4_K:   {q4KThreads, vecDotQ4_K},
-	quant.Q6_K:   {rows8Of[q6KLanes], vecDotQ6_K},
+	quant.Q6_K:   {q6KThreads, vecDotQ6_K},
 	quant.Q8_0:   {q80Threads, vecDotQ8_0},
-	quant.IQ4_XS: {rows8Of[iq4XSLanes], vecDotIQ4_XS},
-	quant.Q5_K:   {rows8Of[q5KLanes], vecDotQ5_K},
+	quant.IQ4_XS: {iq4XSThreads, vecDotIQ4_XS},
+	quant.Q5_K:   {q5KThreads, vecDotQ5_K},
 	quant.Q4_0:   {q40Threads, vecDotQ4_0},
 	quant.Q5_0:   {q50Threads, vecDotQ5_0},
 	quant.Q4_1:   {q41Threads, vecDotQ4_1},

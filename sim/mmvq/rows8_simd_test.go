@@ -237,15 +237,17 @@ func TestRows8Dots(t *testing.T) {
 	}
 }
 
-// The thread-lane kernels (Q4_K, Q8_0, Q4_0, Q5_0, Q4_1, Q5_1) give the scalar path's bits where they run
-// without lane checks (finite halves: zero, ±subnormal, the smallest normal, the largest,
-// on a quarter of the weight blocks; activations from 2^-60 to 2^12, so d8 from
-// subnormal halves to large ones) and where they hand a group to the checked 8-row path
-// (an Inf or NaN weight scale, activations whose d8 overflows the half, a q8_1 value of
-// -128): K with a block count that is and is not a multiple of the blocks per iteration
-// (and not a multiple of 2 or 4, for the vectors of Q8_0's and the other legacy types'
-// blocks), row counts with short groups, 1..8 columns. Both
-// sides must be taken (counted), or the test fails (seed printed).
+// The thread-lane kernels (Q4_K, Q5_K, Q6_K, Q8_0, IQ4_XS, Q4_0, Q5_0, Q4_1, Q5_1) give
+// the scalar path's bits where they run without lane checks (finite halves: zero,
+// ±subnormal, the smallest normal, the largest, on a quarter of the weight blocks;
+// activations from 2^-60 to 2^12, so d8 from subnormal halves to large ones) and where
+// they hand a group to the checked 8-row path (an Inf or NaN weight scale, activations
+// whose d8 overflows the half, a q8_1 value of -128, a binary16 product that overflows):
+// K with a block count that is and is not a multiple of the blocks per iteration (and not
+// a multiple of 2 or 4, for the vectors of Q8_0's and the other legacy types' blocks),
+// row counts with short groups, 1..8 columns, MUL_MAT_ID with 1 token and with 3 and 8
+// (the MoE kernel's 32 threads per row). Both sides must be taken (counted), or the test
+// fails (seed printed).
 func TestThreads8MatchesScalar(t *testing.T) {
 	if !sim.Vec8 {
 		t.Skip("SKIP (not a pass): this CPU lacks AVX2 or FMA")
@@ -262,6 +264,9 @@ func TestThreads8MatchesScalar(t *testing.T) {
 	}{
 		{quant.Q4_K, []int{0, 2}, []int{256, 1024, 2304, 4096}},
 		{quant.Q8_0, []int{0}, []int{32, 96, 1024, 1056, 4096}},
+		{quant.Q6_K, []int{208}, []int{256, 1024, 2304, 4096}},
+		{quant.IQ4_XS, []int{0}, []int{256, 1024, 2304, 4096}},
+		{quant.Q5_K, []int{0, 2}, []int{256, 1024, 2304, 4096}},
 		{quant.Q4_0, []int{0}, []int{32, 96, 160, 1024, 4096}},
 		{quant.Q5_0, []int{0}, []int{32, 96, 160, 1024, 4096}},
 		{quant.Q4_1, []int{0, 2}, []int{32, 96, 160, 1024, 4096}},
@@ -290,7 +295,7 @@ func TestThreads8MatchesScalar(t *testing.T) {
 					for j := 0; j < m; j++ {
 						sc := float32(math.Ldexp(1, rng.IntN(72)-60))
 						if rng.IntN(8) == 0 {
-							sc = 1e6 // d8 = amax/127 overflows the half: Inf
+							sc = 1e7 // d8 = amax/127 overflows the half (above 65504) for amax ≥ 0.84: Inf
 						}
 						for i := j * k; i < (j+1)*k; i++ {
 							y[i] *= sc
@@ -308,6 +313,21 @@ func TestThreads8MatchesScalar(t *testing.T) {
 					yq[rng.IntN(len(yq))].Qs[rng.IntN(32)] = -128
 					s, v, _ := scalarToo(t, func() ([]float32, error) { return MulMatQ8(dev, ty, x, k, n, yq, m, nil) })
 					sameBits(t, fmt.Sprintf("%v MulMatQ8 with -128 k=%d n=%d m=%d", ty, k, n, m), s, v)
+				}
+				// MUL_MAT_ID, one token (rows through ids) and 3 or 8 tokens (mul_mat_vec_q_moe,
+				// 32 threads per row): experts x, xbad, x, so some slots take each side
+				const E, U = 3, 2
+				as := append(append(append([]byte(nil), x...), xbad...), x...)
+				for _, T := range []int{1, 3, 8} {
+					b := acts(k, T, rng)
+					ids := make([]int32, U*T)
+					for tk := range T {
+						ids[tk*U], ids[tk*U+1] = int32(tk%E), int32((tk+1)%E)
+					}
+					s, v, ok := scalarToo(t, func() ([]float32, error) { return MulMatID(dev, ty, as, k, n, E, b, 1, T, ids, U) })
+					if ok {
+						sameBits(t, fmt.Sprintf("%v MulMatID k=%d n=%d T=%d", ty, k, n, T), s, v)
+					}
 				}
 			}
 		}
@@ -389,6 +409,46 @@ func TestThreads8Layouts(t *testing.T) {
 		}
 		if d != want || off(b, qs) != tc.qsOff || len(qs) != tc.size-tc.qsOff {
 			t.Errorf("%v: d %#x (want %#x), qs at %d (kernel: %d)", tc.ty, d, want, off(b, qs), tc.qsOff)
+		}
+	}
+}
+
+// The offsets of Q5_K, Q6_K and IQ4_XS that q45KThreads, q6KThreads and iq4XSThreads
+// read are those of quant's views (see TestThreads8Layouts).
+func TestThreads8LayoutsK(t *testing.T) {
+	off := func(base, sub []byte) int {
+		return int(uintptr(unsafe.Pointer(&sub[0])) - uintptr(unsafe.Pointer(&base[0])))
+	}
+	b := make([]byte, 210)
+	b[0], b[1], b[2], b[3] = 0x01, 0x02, 0x03, 0x04
+	b[208], b[209] = 0x05, 0x06
+	q5 := quant.Q5_KBlock(b[:176], 0)
+	d, dmin := q5.DM()
+	q6 := quant.Q6_KBlock(b, 0)
+	iq := quant.IQ4_XSBlock(b[:136], 0)
+	for _, c := range []struct {
+		what      string
+		got, want int
+	}{
+		{"q5_K size", quant.Q5_K.TypeSize(), 176},
+		{"q5_K d", int(d), 0x0201},
+		{"q5_K dmin", int(dmin), 0x0403},
+		{"q5_K scales", off(b, q5.Scales()), 4},
+		{"q5_K qh", off(b, q5.Qh()), 16},
+		{"q5_K qs", off(b, q5.Qs()), 48},
+		{"q6_K size", quant.Q6_K.TypeSize(), 210},
+		{"q6_K ql", off(b, q6.Ql()), 0},
+		{"q6_K qh", off(b, q6.Qh()), 128},
+		{"q6_K scales", off(b, q6.Scales()), 192},
+		{"q6_K d", int(q6.D()), 0x0605},
+		{"iq4_xs size", quant.IQ4_XS.TypeSize(), 136},
+		{"iq4_xs d", int(iq.D()), 0x0201},
+		{"iq4_xs scales_h", int(iq.ScalesH()), 0x0403},
+		{"iq4_xs scales_l", off(b, iq.ScalesL()), 4},
+		{"iq4_xs qs", off(b, iq.Qs()), 8},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: quant has %#x, the kernel reads %#x", c.what, c.got, c.want)
 		}
 	}
 }
