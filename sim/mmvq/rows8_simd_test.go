@@ -252,6 +252,27 @@ func TestThreads8MatchesScalar(t *testing.T) {
 	if !sim.Vec8 {
 		t.Skip("SKIP (not a pass): this CPU lacks AVX2 or FMA")
 	}
+	t.Run("lanes=8", func(t *testing.T) {
+		useLanes16 = false
+		defer func() { useLanes16 = true }()
+		threads8MatchesScalar(t, nil)
+	})
+	t.Run("lanes=16", func(t *testing.T) {
+		if !archsimd.X86.AVX512() {
+			t.Skip("SKIP (not a pass): this CPU lacks AVX-512; the 16-lane Q4_K kernel is untested here")
+		}
+		n0 := threads16Groups.Load()
+		threads8MatchesScalar(t, func(ty quant.Type) bool { return ty == quant.Q4_K })
+		if n := threads16Groups.Load() - n0; n == 0 {
+			t.Fatal("the 16-lane kernel took no row group")
+		} else {
+			t.Logf("16-lane kernel: %d row groups", n)
+		}
+	})
+}
+
+// threads8MatchesScalar is TestThreads8MatchesScalar on the types only accepts (nil: all).
+func threads8MatchesScalar(t *testing.T, only func(quant.Type) bool) {
 	dev := h200(t)
 	const seed = 1214
 	t.Logf("seed %d", seed)
@@ -272,6 +293,9 @@ func TestThreads8MatchesScalar(t *testing.T) {
 		{quant.Q4_1, []int{0, 2}, []int{32, 96, 160, 1024, 4096}},
 		{quant.Q5_1, []int{0, 2}, []int{32, 96, 160, 1024, 4096}},
 	} {
+		if only != nil && !only(tc.ty) {
+			continue
+		}
 		rng := rand.New(rand.NewPCG(seed, uint64(tc.ty)))
 		ty := tc.ty
 		bs, _ := ty.RowSize(int64(ty.BlockSize()))

@@ -203,6 +203,11 @@ func q45KThreads(l *launch, q5 bool, fallback rows8Factory) rows8Func {
 	if !useThreads8 || p.QI/p.VDR != 16 || nt%32 != 0 || nt/8 > 16 || p.BlocksPerIter != nt/16 || p.QK != 256 {
 		return fallback(l)
 	}
+	if !q5 && lanes16() {
+		if f := q4KThreads16(l, checked); f != nil {
+			return f
+		}
+	}
 	blockBytes, qsAt := 144, 16
 	if q5 {
 		blockBytes, qsAt = 176, 48
