@@ -100,14 +100,9 @@ func q4KThreads16(l *launch, checked rows8Func) rows8Func {
 	var tmp [tiling.MMVQMaxBatchSize][8]archsimd.Float32x16
 	return func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
 		nc := len(ys)
-		for j, y := range ys {
-			t, ok := cache.get(y)
-			if !ok {
-				threads8Groups.checked.Add(1)
-				checked(rows, ys, out)
-				return
-			}
-			tabs[j] = t
+		if !columnTables(&cache, ys, &tabs) {
+			checked(rows, ys, out) // a column the kernel does not take (its table builder says which)
+			return
 		}
 		for q, row := range rows {
 			row = row[:nblocks*blockBytes]
@@ -122,7 +117,6 @@ func q4KThreads16(l *launch, checked rows8Func) rows8Func {
 				sc8, m8 := q4KScales8(b[4:16]) // first: no scalar float across the call
 				dm := le32(b)
 				if dm&0x7c00 == 0x7c00 || dm&0x7c000000 == 0x7c000000 {
-					threads8Groups.checked.Add(1)
 					checked(rows, ys, out) // a d or dmin is Inf or NaN
 					return
 				}

@@ -159,13 +159,7 @@ func legacyThreadsOf[W any, P interface {
 }](l *launch, k legacyThreads) rows8Func {
 	p := l.plan
 	nt := p.ThreadsPerRow()
-	var checkedF rows8Func
-	checked := func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
-		if checkedF == nil {
-			checkedF = rows8Of[W, P](l)
-		}
-		checkedF(rows, ys, out)
-	}
+	checked := checkedPath(l, rows8Of[W, P])
 	if !useThreads8 || p.QI/p.VDR != 2 || nt%32 != 0 || nt/8 > 16 || p.BlocksPerIter != nt/2 || p.QK != 32 {
 		return rows8Of[W, P](l)
 	}
@@ -180,23 +174,14 @@ func legacyThreadsOf[W any, P interface {
 	pad := make([]byte, 4*bb) // the last blocks, zero-padded to four
 	return func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
 		nc := len(ys)
-		for j, y := range ys {
-			t, ok := cache.get(y)
-			if !ok {
-				threads8Groups.checked.Add(1)
-				checked(rows, ys, out)
-				return
-			}
-			tabs[j] = t
+		if !columnTables(&cache, ys, &tabs) {
+			checked(rows, ys, out) // a column the kernel does not take (its table builder says which)
+			return
 		}
 		var inf archsimd.Int32x8 // the largest |dd|, |ms| bits: Inf or NaN when above maxFin
 		for q, row := range rows {
 			row = row[:nblocks*bb]
-			for j := range nc {
-				for v := range nv {
-					tmp[j][v] = zero8
-				}
-			}
+			zeroSums(&tmp, nc, nv)
 			vb := 0 // (kbx % bpi)/4: the vector of blocks kbx..kbx+3
 			for kbx := 0; kbx < nblocks; kbx += 4 {
 				var x []byte
@@ -216,7 +201,6 @@ func legacyThreadsOf[W any, P interface {
 					ok = ok && okm
 				}
 				if !ok {
-					threads8Groups.checked.Add(1)
 					checked(rows, ys, out) // a d or m is Inf or NaN
 					return
 				}
@@ -260,7 +244,6 @@ func legacyThreadsOf[W any, P interface {
 			}
 		}
 		if mins && inf.Greater(maxFin).ToBits() != 0 {
-			threads8Groups.checked.Add(1)
 			checked(rows, ys, out) // a binary16 product overflowed
 			return
 		}

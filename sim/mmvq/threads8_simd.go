@@ -57,6 +57,41 @@ type q4KTCol struct {
 	bs     [8]int32
 }
 
+// checkedPath returns the checked kernel f(l) for the row groups a thread-lane kernel
+// hands over, made on its first call (most launches never need it) and counted.
+func checkedPath(l *launch, f rows8Factory) rows8Func {
+	var g rows8Func
+	return func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
+		threads8Groups.checked.Add(1)
+		if g == nil {
+			g = f(l)
+		}
+		g(rows, ys, out)
+	}
+}
+
+// columnTables sets tabs[j] to the table of column ys[j] and reports whether c's builder
+// accepted every column.
+func columnTables[E any](c *colCache[E], ys [][]q8.Block, tabs *[tiling.MMVQMaxBatchSize][]E) bool {
+	for j, y := range ys {
+		t, ok := c.get(y)
+		if !ok {
+			return false
+		}
+		tabs[j] = t
+	}
+	return true
+}
+
+// zeroSums sets the threads' sums of the nc columns (nv vectors each) to +0.
+func zeroSums(tmp *[tiling.MMVQMaxBatchSize][16]archsimd.Float32x8, nc, nv int) {
+	for j := range nc {
+		for v := range nv {
+			tmp[j][v] = zero8
+		}
+	}
+}
+
 // colCache holds the lane tables (entries E) of the columns one worker met in this
 // launch, keyed by the column's first block (a launch's columns do not change while it
 // runs); build fills a column's table and says whether the kernel may run it without
@@ -193,13 +228,7 @@ var (
 func q45KThreads(l *launch, q5 bool, fallback rows8Factory) rows8Func {
 	p := l.plan
 	nt := p.ThreadsPerRow()
-	var checkedF rows8Func // made on first use (most launches never need it)
-	checked := func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
-		if checkedF == nil {
-			checkedF = fallback(l)
-		}
-		checkedF(rows, ys, out)
-	}
+	checked := checkedPath(l, fallback)
 	if !useThreads8 || p.QI/p.VDR != 16 || nt%32 != 0 || nt/8 > 16 || p.BlocksPerIter != nt/16 || p.QK != 256 {
 		return fallback(l)
 	}
@@ -218,22 +247,13 @@ func q45KThreads(l *launch, q5 bool, fallback rows8Factory) rows8Func {
 	var tmp [tiling.MMVQMaxBatchSize][16]archsimd.Float32x8
 	return func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
 		nc := len(ys)
-		for j, y := range ys {
-			t, ok := cache.get(y)
-			if !ok {
-				threads8Groups.checked.Add(1)
-				checked(rows, ys, out)
-				return
-			}
-			tabs[j] = t
+		if !columnTables(&cache, ys, &tabs) {
+			checked(rows, ys, out) // a column the kernel does not take (its table builder says which)
+			return
 		}
 		for q, row := range rows {
 			row = row[:nblocks*blockBytes]
-			for j := range nc {
-				for v := range nv {
-					tmp[j][v] = zero8
-				}
-			}
+			zeroSums(&tmp, nc, nv)
 			vb := 0 // 2·(kbx % bpi): the threads' vectors of block kbx
 			for kbx := range nblocks {
 				b := row[kbx*blockBytes : (kbx+1)*blockBytes]
@@ -242,7 +262,6 @@ func q45KThreads(l *launch, q5 bool, fallback rows8Factory) rows8Func {
 				sc8, m8 := q4KScales8(b[4:16])
 				dm := le32(b)
 				if dm&0x7c00 == 0x7c00 || dm&0x7c000000 == 0x7c000000 {
-					threads8Groups.checked.Add(1)
 					checked(rows, ys, out) // a d or dmin is Inf or NaN
 					return
 				}
@@ -369,13 +388,7 @@ func q80TCols(nblocks int) func(y []q8.Block, t []q80TCol) ([]q80TCol, bool) {
 func q80Threads(l *launch) rows8Func {
 	p := l.plan
 	nt := p.ThreadsPerRow()
-	var checkedF rows8Func
-	checked := func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
-		if checkedF == nil {
-			checkedF = rows8Of[q80Lanes](l)
-		}
-		checkedF(rows, ys, out)
-	}
+	checked := checkedPath(l, rows8Of[q80Lanes])
 	if !useThreads8 || p.QI/p.VDR != 4 || nt%32 != 0 || nt/8 > 16 || p.BlocksPerIter != nt/4 || p.QK != 32 {
 		return rows8Of[q80Lanes](l)
 	}
@@ -388,22 +401,13 @@ func q80Threads(l *launch) rows8Func {
 	var ord [16]archsimd.Float32x8
 	return func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
 		nc := len(ys)
-		for j, y := range ys {
-			t, ok := cache.get(y)
-			if !ok {
-				threads8Groups.checked.Add(1)
-				checked(rows, ys, out)
-				return
-			}
-			tabs[j] = t
+		if !columnTables(&cache, ys, &tabs) {
+			checked(rows, ys, out) // a column the kernel does not take (its table builder says which)
+			return
 		}
 		for q, row := range rows {
 			row = row[:nblocks*blockBytes]
-			for j := range nc {
-				for v := range nv {
-					tmp[j][v] = zero8
-				}
-			}
+			zeroSums(&tmp, nc, nv)
 			vb := 0 // (kbx % bpi)/2: the vector of blocks kbx, kbx+1
 			for kbx := 0; kbx < nblocks; kbx += 2 {
 				a := row[kbx*blockBytes : (kbx+1)*blockBytes]
@@ -414,7 +418,6 @@ func q80Threads(l *launch) rows8Func {
 				}
 				hA, hB := f16.Half(le16(a)), f16.Half(le16(b))
 				if !finiteHalf(hA) || !finiteHalf(hB) {
-					threads8Groups.checked.Add(1)
 					checked(rows, ys, out) // a d is Inf or NaN
 					return
 				}
@@ -534,13 +537,7 @@ type q6KX struct {
 func q6KThreads(l *launch) rows8Func {
 	p := l.plan
 	nt := p.ThreadsPerRow()
-	var checkedF rows8Func
-	checked := func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
-		if checkedF == nil {
-			checkedF = rows8Of[q6KLanes](l)
-		}
-		checkedF(rows, ys, out)
-	}
+	checked := checkedPath(l, rows8Of[q6KLanes])
 	if !useThreads8 || p.QI/p.VDR != 32 || nt%32 != 0 || nt/8 > 16 || p.BlocksPerIter != nt/32 || p.QK != 256 {
 		return rows8Of[q6KLanes](l)
 	}
@@ -552,27 +549,17 @@ func q6KThreads(l *launch) rows8Func {
 	var xv [4]q6KX // one x block's vectors, for all columns
 	return func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
 		nc := len(ys)
-		for j, y := range ys {
-			t, ok := cache.get(y)
-			if !ok {
-				threads8Groups.checked.Add(1)
-				checked(rows, ys, out)
-				return
-			}
-			tabs[j] = t
+		if !columnTables(&cache, ys, &tabs) {
+			checked(rows, ys, out) // a column the kernel does not take (its table builder says which)
+			return
 		}
 		for q, row := range rows {
 			row = row[:nblocks*blockBytes]
-			for j := range nc {
-				for v := range nv {
-					tmp[j][v] = zero8
-				}
-			}
+			zeroSums(&tmp, nc, nv)
 			vb := 0 // 4·(kbx % bpi): the threads' vectors of block kbx
 			for kbx := range nblocks {
 				b := row[kbx*blockBytes : (kbx+1)*blockBytes]
 				if !finiteHalf(f16.Half(le16(b[208:]))) {
-					threads8Groups.checked.Add(1)
 					checked(rows, ys, out) // d is Inf or NaN
 					return
 				}
@@ -709,13 +696,7 @@ func iq4XSDot(lo, hi archsimd.Int8x32, e *iq4XSTCol, p int) archsimd.Int32x8 {
 func iq4XSThreads(l *launch) rows8Func {
 	p := l.plan
 	nt := p.ThreadsPerRow()
-	var checkedF rows8Func
-	checked := func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
-		if checkedF == nil {
-			checkedF = rows8Of[iq4XSLanes](l)
-		}
-		checkedF(rows, ys, out)
-	}
+	checked := checkedPath(l, rows8Of[iq4XSLanes])
 	if !useThreads8 || p.QI/p.VDR != 8 || nt%32 != 0 || nt/8 > 16 || p.BlocksPerIter != nt/8 || p.QK != 256 {
 		return rows8Of[iq4XSLanes](l)
 	}
@@ -727,28 +708,18 @@ func iq4XSThreads(l *launch) rows8Func {
 	var ord [16]archsimd.Float32x8
 	return func(rows *[8][]byte, ys [][]q8.Block, out [][8]float32) {
 		nc := len(ys)
-		for j, y := range ys {
-			t, ok := cache.get(y)
-			if !ok {
-				threads8Groups.checked.Add(1)
-				checked(rows, ys, out)
-				return
-			}
-			tabs[j] = t
+		if !columnTables(&cache, ys, &tabs) {
+			checked(rows, ys, out) // a column the kernel does not take (its table builder says which)
+			return
 		}
 		for q, row := range rows {
 			row = row[:nblocks*blockBytes]
-			for j := range nc {
-				for v := range nv {
-					tmp[j][v] = zero8
-				}
-			}
+			zeroSums(&tmp, nc, nv)
 			vb := 0 // kbx % bpi: the vector of block kbx
 			for kbx := range nblocks {
 				b := row[kbx*blockBytes : (kbx+1)*blockBytes]
 				w := uint32(le32(b)) // d, scales_h
 				if !finiteHalf(f16.Half(w)) {
-					threads8Groups.checked.Add(1)
 					checked(rows, ys, out) // d is Inf or NaN
 					return
 				}
