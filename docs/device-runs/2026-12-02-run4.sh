@@ -2,7 +2,8 @@
 # ggsim device run 4 of 2026-12-02 (fourth session): ggml's CPU backend alone, built native
 # (no CUDA), then `simrun bench` on vCPUs 0-1 of the H200's host (2 threads each side,
 # nothing else running): the side-by-side table on an Intel Xeon, with the thread-lane
-# MMVQ kernels (Q4_K, Q8_0) beside the older 8-row ones (Q6_K, IQ4_XS at this commit).
+# MMVQ kernels (Q4_K, Q8_0) beside the older 8-row ones (Q6_K, IQ4_XS at that commit).
+# Run 5 is this script again with simrun built at 7ae5fb3 (every type on thread lanes).
 # Carried: .carry/ggml (trimmed ggml d99724f2b141), .carry/bin/simrun.xz
 # (GOEXPERIMENT=simd go build -tags cuda -ldflags='-s -w' -o simrun ./cmd/simrun; xz -9).
 # Usage (repo root on the device): OUT=... bash docs/device-runs/2026-12-02-run4.sh
