@@ -290,7 +290,7 @@ func mustKernel(t quant.Type) *TypeKernel {
 type launch struct {
 	plan    *tiling.MMVQPlan
 	dot     VecDot
-	rows8   rows8Factory // if not nil, the fast mode runs eight rows at a time
+	rows8   rows8Factory // if not nil, the fast mode runs row groups of eight with it (SIMD build)
 	nblocks int          // x blocks per row
 	nrows   int
 	nchan   int

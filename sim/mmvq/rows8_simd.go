@@ -13,7 +13,8 @@ import (
 	"github.com/ggsim/ggsim/tiling"
 )
 
-// The 8-row path (GOEXPERIMENT=simd, amd64 with AVX2 and FMA): eight rows of the same
+// The 8-row path (GOEXPERIMENT=simd, amd64 with AVX2 and FMA), since the thread-lane
+// kernels (threads8_simd.go) the checked path they hand non-finite row groups to: eight rows of the same
 // launch run side by side, row q in lane q of archsimd vectors. Every lane performs the
 // float steps of its row's scalar path in the same order (each thread's partial sum over
 // its x blocks ascending, the cross-warp adds, the butterfly). A vec_dot chains the
