@@ -356,7 +356,7 @@ func dot8Q8_0(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum archsimd
 func dot8Q6_K(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum archsimd.Float32x8) archsimd.Float32x8 {
 	dA := archsimd.BroadcastFloat32x8(x.df[0])
 	for h, f := range [2]*y8Scales{f0, f1} {
-		tmp := archsimd.BroadcastFloat32x8(0)
+		tmp := zeroF8
 		for q := 0; q < 4; q++ {
 			b := 4*h + q
 			n := hd[2*b].Mul(archsimd.BroadcastInt32x8(x.sc[2*b])).Add(hd[2*b+1].Mul(archsimd.BroadcastInt32x8(x.sc[2*b+1])))
@@ -382,7 +382,7 @@ func dot8DP4AQ4_K(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum arch
 	dmx := archsimd.BroadcastFloat32x8(sim.H2F(x.dmh[0].Lo))
 	dmy := archsimd.BroadcastFloat32x8(sim.H2F(x.dmh[0].Hi))
 	for s0 := 0; s0 < 8; s0 += 2 {
-		sd, sm := archsimd.BroadcastFloat32x8(0), archsimd.BroadcastFloat32x8(0)
+		sd, sm := zeroF8, zeroF8
 		for s := s0; s < s0+2; s++ {
 			f, k := y8Half(f0, f1, s)
 			c := hd[2*s].Add(hd[2*s+1])
@@ -399,7 +399,7 @@ func dot8DP4AQ4_K(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum arch
 func dot8DP4AQ6_K(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum archsimd.Float32x8) archsimd.Float32x8 {
 	d6 := archsimd.BroadcastFloat32x8(x.df[0])
 	for p := 0; p < 4; p++ {
-		sd := archsimd.BroadcastFloat32x8(0)
+		sd := zeroF8
 		for b := 2 * p; b < 2*p+2; b++ {
 			f, k := y8Half(f0, f1, b)
 			n := hd[2*b].Mul(archsimd.BroadcastInt32x8(x.sc[2*b])).Add(hd[2*b+1].Mul(archsimd.BroadcastInt32x8(x.sc[2*b+1])))
@@ -484,7 +484,7 @@ func dot8DP4AQ8_1(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum arch
 func dot8DP4AQ2_K(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum archsimd.Float32x8) archsimd.Float32x8 {
 	for h, f := range [2]*y8Scales{f0, f1} {
 		for p := 0; p < 2; p++ {
-			sumf, sumfD8 := archsimd.BroadcastFloat32x8(0), archsimd.BroadcastFloat32x8(0)
+			sumf, sumfD8 := zeroF8, zeroF8
 			for q := 0; q < 2; q++ {
 				g := 8*h + (64*p+32*q)/16
 				sumfD8 = sim.FMA8F(archsimd.BroadcastFloat32x8(x.mA[g][0]), sim.I2F8(hd[g]), sumfD8)
@@ -506,7 +506,7 @@ func dot8DP4AQ2_K(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum arch
 
 // dot8DP4AQ8_0_16 is dp4aDotQ8_0_16 on each lane.
 func dot8DP4AQ8_0_16(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum archsimd.Float32x8) archsimd.Float32x8 {
-	zero := archsimd.BroadcastFloat32x8(0)
+	zero := zeroF8
 	for b := 0; b < 8; b++ {
 		f, k := y8Half(f0, f1, b)
 		sf := sim.FMA8F(archsimd.BroadcastFloat32x8(x.df[2*b]), sim.I2F8(hd[2*b]), zero)
@@ -515,3 +515,7 @@ func dot8DP4AQ8_0_16(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum a
 	}
 	return sum
 }
+
+// zeroF8 is +0 in every lane, read from memory: BroadcastFloat32x8(0) compiles to a
+// legacy-SSE XORPS and a VBROADCASTSS in the loops.
+var zeroF8 = archsimd.BroadcastFloat32x8(0)
