@@ -387,7 +387,7 @@ func dot8DP4AQ4_K(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum arch
 			f, k := y8Half(f0, f1, s)
 			c := hd[2*s].Add(hd[2*s+1])
 			sd = sim.FMA8F(f8(&f[k][0]), sim.I2F8(c.Mul(archsimd.BroadcastInt32x8(x.sc[s]))), sd)
-			sm = sim.FMA8F(f8(&f[k][1]), archsimd.BroadcastFloat32x8(sim.I2F(x.sc[8+s])), sm)
+			sm = sim.FMA8F(f8(&f[k][1]), archsimd.BroadcastInt32x8(x.sc[8+s]).ConvertToFloat32(), sm)
 		}
 		r := sim.FMA8F(dmx, sd, negRaw8(sim.Mul8F(dmy, sm)))
 		sum = sim.Add8(sum, r)
@@ -437,8 +437,8 @@ func dot8Q2_K(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum archsimd
 		for q := 0; q < 3; q++ {
 			s0 := 8*h + 2*q
 			j := 2 + 2*q
-			sum = sim.FMA8F(archsimd.BroadcastFloat32x8(sim.Neg(x.mA[s0][1])), f8(&f[j/2][j%2]), sum)
-			sum = sim.FMA8F(archsimd.BroadcastFloat32x8(sim.Neg(x.mA[s0+1][1])), f8(&f[(j+1)/2][(j+1)%2]), sum)
+			sum = sim.FMA8F(sim.Neg8(archsimd.BroadcastFloat32x8(x.mA[s0][1])), f8(&f[j/2][j%2]), sum)
+			sum = sim.FMA8F(sim.Neg8(archsimd.BroadcastFloat32x8(x.mA[s0+1][1])), f8(&f[(j+1)/2][(j+1)%2]), sum)
 		}
 	}
 	return sum
@@ -491,11 +491,11 @@ func dot8DP4AQ2_K(x *xTile, hd *[16]archsimd.Int32x8, f0, f1 *y8Scales, sum arch
 				sumfD8 = sim.FMA8F(archsimd.BroadcastFloat32x8(x.mA[g+1][0]), sim.I2F8(hd[g+1]), sumfD8)
 				if q < 2-p {
 					j := 2 + 4*p + 2*q
-					sumf = sim.FMA8F(archsimd.BroadcastFloat32x8(-x.mA[g][1]), f8(&f[j/2][j%2]), sumf)
-					sumf = sim.FMA8F(archsimd.BroadcastFloat32x8(-x.mA[g+1][1]), f8(&f[(j+1)/2][(j+1)%2]), sumf)
+					sumf = sim.FMA8F(negRaw8(archsimd.BroadcastFloat32x8(x.mA[g][1])), f8(&f[j/2][j%2]), sumf)
+					sumf = sim.FMA8F(negRaw8(archsimd.BroadcastFloat32x8(x.mA[g+1][1])), f8(&f[(j+1)/2][(j+1)%2]), sumf)
 				} else { // values 96..127 of the y block: the sums pack took
-					sumfD8 = sim.FMA8F(archsimd.BroadcastFloat32x8(-x.mA[g][1]), f8(&f[4][0]), sumfD8)
-					sumfD8 = sim.FMA8F(archsimd.BroadcastFloat32x8(-x.mA[g+1][1]), f8(&f[4][1]), sumfD8)
+					sumfD8 = sim.FMA8F(negRaw8(archsimd.BroadcastFloat32x8(x.mA[g][1])), f8(&f[4][0]), sumfD8)
+					sumfD8 = sim.FMA8F(negRaw8(archsimd.BroadcastFloat32x8(x.mA[g+1][1])), f8(&f[4][1]), sumfD8)
 				}
 			}
 			sum = sim.Add8(sum, sim.FMA8F(f8(&f[0][p]), sumfD8, sumf))
