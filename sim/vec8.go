@@ -56,24 +56,7 @@ func FMA8(a, b, c archsimd.Float32x8) archsimd.Float32x8 {
 
 // Mul8 is Mul on each lane.
 func Mul8(a, b archsimd.Float32x8) archsimd.Float32x8 {
-	a, b = FTZ8(a), FTZ8(b)
-	r := a.Mul(b)
-	ri := r.AsInt32x8().And(v8AbsMask)
-	ok := ri.Greater(v8Two126).And(ri.Less(v8Inf)).Or(ri.Equal(v8Zero))
-	if ok.ToBits() == 0xff {
-		return r
-	}
-	var x, y, z [8]float32
-	a.Store(&x)
-	b.Store(&y)
-	r.Store(&z)
-	bits := ok.ToBits()
-	for l := range 8 {
-		if bits&(1<<l) == 0 {
-			z[l] = Mul(x[l], y[l])
-		}
-	}
-	return archsimd.LoadFloat32x8(&z)
+	return Mul8F(FTZ8(a), FTZ8(b))
 }
 
 // Neg8 is Neg on each lane.
