@@ -145,6 +145,22 @@ func run(n int, f func(tile int)) {
 	wg.Wait()
 }
 
+// yBlockSpan returns the y blocks [lo, hi) that the iterations of ranges read (blocks kb
+// and kb+1 of each iteration, as computeTile loads them).
+func yBlockSpan(p *Plan, ranges []Range) (lo, hi int) {
+	lo = -1
+	for _, rg := range ranges {
+		if rg.Start < rg.Stop {
+			last := rg.Start + (rg.Stop-1-rg.Start)/p.BPI*p.BPI
+			if lo < 0 {
+				lo = rg.Start * (iterK / p.BPI) / 128
+			}
+			hi = last*(iterK/p.BPI)/128 + 2
+		}
+	}
+	return max(lo, 0), hi
+}
+
 // computeTile computes the rows and columns of tile (it, jt) that exist and stores them.
 // Row i of a fallback tile past the last row is never stored, so it is not computed.
 //
@@ -168,17 +184,7 @@ func computeTile(kn *kernel, mat *matrix, y []q8.BlockMMQ, ncolsY int, p *Plan, 
 	partial := make([]float32, nb*p.J)
 	var x xTile
 	// The y blocks this tile's iterations read (kb and kb+1 of each, as below).
-	ybLo, ybHi := -1, 0
-	for _, rg := range ranges {
-		if rg.Start < rg.Stop {
-			last := rg.Start + (rg.Stop-1-rg.Start)/p.BPI*p.BPI
-			if ybLo < 0 {
-				ybLo = rg.Start * (iterK / p.BPI) / 128
-			}
-			ybHi = last*(iterK/p.BPI)/128 + 2
-		}
-	}
-	ybLo = max(ybLo, 0)
+	ybLo, ybHi := yBlockSpan(p, ranges)
 	cols := packColumns(ybLo, ybHi, jmax, func(kb, jj int) *q8.BlockMMQ { return &y[kb*ncolsY+j0+jj] })
 	defer cols.release()
 	for ii := 0; ii < imax; ii++ {

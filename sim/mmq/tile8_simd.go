@@ -136,17 +136,7 @@ func computeTile8(kn *kernel, mat *matrix, y []q8.BlockMMQ, ncolsY int, p *Plan,
 	if imax <= 0 || jmax <= 0 {
 		return true
 	}
-	ybLo, ybHi := -1, 0
-	for _, rg := range ranges {
-		if rg.Start < rg.Stop {
-			last := rg.Start + (rg.Stop-1-rg.Start)/p.BPI*p.BPI
-			if ybLo < 0 {
-				ybLo = rg.Start * (iterK / p.BPI) / 128
-			}
-			ybHi = last*(iterK/p.BPI)/128 + 2
-		}
-	}
-	ybLo = max(ybLo, 0)
+	ybLo, ybHi := yBlockSpan(p, ranges)
 	ts := tile8Pool.Get().(*tile8Scratch)
 	defer tile8Pool.Put(ts)
 	ng := (jmax + 7) / 8

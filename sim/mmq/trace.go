@@ -99,17 +99,7 @@ func traceTile(kn *kernel, ex explainFn, mat *matrix, p *Plan, tr *OutputTrace, 
 		return fmt.Errorf("mmq: tile %d of output (%d, %d) has no K range", tr.Tile, row, tr.Col)
 	}
 	// As computeTile, for the one row and the one column.
-	ybLo, ybHi := -1, 0
-	for _, rg := range w.Ranges {
-		if rg.Start < rg.Stop {
-			last := rg.Start + (rg.Stop-1-rg.Start)/p.BPI*p.BPI
-			if ybLo < 0 {
-				ybLo = rg.Start * (iterK / p.BPI) / 128
-			}
-			ybHi = last*(iterK/p.BPI)/128 + 2
-		}
-	}
-	ybLo = max(ybLo, 0)
+	ybLo, ybHi := yBlockSpan(p, w.Ranges)
 	cols := packColumns(ybLo, ybHi, 1, func(kb, _ int) *q8.BlockMMQ { return yc(kb) })
 	defer cols.release()
 	var x xTile
