@@ -37,14 +37,19 @@ func MakePlanID(dev sim.Device, t quant.Type, K, N int, r *moe.Routing) (*Plan, 
 	return makePlan(dev, t, tiling.Shape{K: int64(K), N: int64(N), M: int64(r.Tokens), Experts: int64(r.Experts)}, r.ExpertCols())
 }
 
-// MulMatID returns ggml_mul_mat_id(as, b, ids) as mul_mat_q computes it in MUL_MAT_ID
-// mode on dev with the plan p (MakePlanID for the routing of ids): as holds E experts of
-// N rows of K values of t (row i of expert e at row e*N+i), b holds T tokens of B1
-// activation rows of K float32 (b[(t*B1+r)*K+k]), ids holds T tokens of U expert ids
-// (ids[t*U+u]; slot u reads row u % B1). The result has T*U*N values,
-// dst[(t*U+u)*N+i]. The path (int8 MMA or dp4a) is the plan's. Bad shapes, ids (see
-// moe.Route) or a plan made for another routing are errors.
-func MulMatID(dev sim.Device, t quant.Type, as []byte, K, N, E int, b []float32, B1, T int, ids []int32, U int, p *Plan) ([]float32, error) {
+// idInput is a MUL_MAT_ID call checked against its plan: the kernel, the routing, the
+// gathered and quantized activations, and the block and row sizes of t.
+type idInput struct {
+	kn     *kernel
+	r      *moe.Routing
+	y      []q8.BlockMMQ
+	qk, rs int
+}
+
+// prepareID checks a MUL_MAT_ID call (shape, ids, shared memory of mm_ids_helper, the
+// plan's routing) and quantizes its activations in the expert-sorted order; MulMatID and
+// TraceOutputID share it.
+func prepareID(dev sim.Device, t quant.Type, as []byte, K, N, E int, b []float32, B1, T int, ids []int32, U int, p *Plan) (*idInput, error) {
 	kn, ok := p.kernels()[t]
 	if !ok {
 		return nil, fmt.Errorf("%w: no MMQ kernel for %v on the %s path", ErrUnsupported, t, p.path())
@@ -78,6 +83,22 @@ func MulMatID(dev sim.Device, t quant.Type, as []byte, K, N, E int, b []float32,
 	if err != nil {
 		return nil, err
 	}
+	return &idInput{kn: kn, r: r, y: y, qk: qk, rs: rs}, nil
+}
+
+// MulMatID returns ggml_mul_mat_id(as, b, ids) as mul_mat_q computes it in MUL_MAT_ID
+// mode on dev with the plan p (MakePlanID for the routing of ids): as holds E experts of
+// N rows of K values of t (row i of expert e at row e*N+i), b holds T tokens of B1
+// activation rows of K float32 (b[(t*B1+r)*K+k]), ids holds T tokens of U expert ids
+// (ids[t*U+u]; slot u reads row u % B1). The result has T*U*N values,
+// dst[(t*U+u)*N+i]. The path (int8 MMA or dp4a) is the plan's. Bad shapes, ids (see
+// moe.Route) or a plan made for another routing are errors.
+func MulMatID(dev sim.Device, t quant.Type, as []byte, K, N, E int, b []float32, B1, T int, ids []int32, U int, p *Plan) ([]float32, error) {
+	in, err := prepareID(dev, t, as, K, N, E, b, B1, T, ids, U, p)
+	if err != nil {
+		return nil, err
+	}
+	kn, r, y, qk, rs, pp := in.kn, in.r, in.y, in.qk, in.rs, p.Part.Params
 	ncolsY := r.Columns()
 	dst := make([]float32, ncolsY*N)
 	// bugs.MoEFixupColumns (a test re-injecting llama.cpp PR 17089): the fixup's sums,
