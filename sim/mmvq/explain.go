@@ -471,19 +471,9 @@ func explainNVFP4(e *explainer, tmp sim.StepArg, xrow []byte, kbx, iqs int, y []
 
 func explainQ1_0(e *explainer, tmp sim.StepArg, xrow []byte, kbx, iqs int, y []q8.Block) sim.StepArg {
 	b := quant.Q1_0Block(xrow, kbx)
-	qs := b.Qs()
 	sumi := e.zero()
 	for j := 0; j < 2; j++ {
-		o := 4*iqs + 2*j
-		q := int32(int16(uint16(qs[o]) | uint16(qs[o+1])<<8))
-		n0 := sim.BytePerm(0x11100100, 0x11100100, q>>0)
-		n1 := sim.BytePerm(0x11100100, 0x11100100, q>>2)
-		s0 := sim.BytePerm(0x01FF, 0x01FF, n0>>0)
-		s1 := sim.BytePerm(0x01FF, 0x01FF, n1>>0)
-		s2 := sim.BytePerm(0x01FF, 0x01FF, n0>>16)
-		s3 := sim.BytePerm(0x01FF, 0x01FF, n1>>16)
-		v := [4]int32{sim.BytePerm(s0, s1, 0x5410), sim.BytePerm(s0, s1, 0x7632), sim.BytePerm(s2, s3, 0x5410), sim.BytePerm(s2, s3, 0x7632)}
-		for k, vk := range v {
+		for k, vk := range q1_0Words(b, iqs, j) {
 			sumi = e.dp4a("sumi", e.in(fmt.Sprintf("x ±1 values %d..%d (qs bits)", 32*iqs+16*j+4*k, 32*iqs+16*j+4*k+3), vk), e.yInt(y, iqs, 4*j+k), sumi)
 		}
 	}
@@ -492,15 +482,9 @@ func explainQ1_0(e *explainer, tmp sim.StepArg, xrow []byte, kbx, iqs int, y []q
 
 func explainQ2_0(e *explainer, tmp sim.StepArg, xrow []byte, kbx, iqs int, y []q8.Block) sim.StepArg {
 	b := quant.Q2_0Block(xrow, kbx)
-	qs := b.Qs()
 	sumi := e.zero()
 	for j := 0; j < 4; j++ {
-		o := 8*iqs + 2*j
-		q := int32(int16(uint16(qs[o]) | uint16(qs[o+1])<<8))
-		qe := sim.BytePerm(0x020100FF, 0x020100FF, q>>0)
-		qo := sim.BytePerm(0x020100FF, 0x020100FF, q>>2)
-		qx := sim.BytePerm(qe, qo, 0x5140)
-		qy := sim.BytePerm(qe, qo, 0x7362)
+		qx, qy := q2_0Words(b, iqs, j)
 		sumi = e.dp4a("sumi", e.yInt(y, iqs, 2*j), e.in(fmt.Sprintf("x values %d..%d (2-bit codes - 1)", 32*iqs+8*j, 32*iqs+8*j+3), qx), sumi)
 		sumi = e.dp4a("sumi", e.yInt(y, iqs, 2*j+1), e.in(fmt.Sprintf("x values %d..%d (2-bit codes - 1)", 32*iqs+8*j+4, 32*iqs+8*j+7), qy), sumi)
 	}

@@ -71,27 +71,28 @@ func vecDotNVFP4(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 // int16_t pointer) is unpacked by __byte_perm into four int8x4 words of ±1 (bit set: +1)
 // dotted with 4 ints of y[iqs].
 func q1_0Sumi(b quant.BlockQ1_0, iqs int, y *q8.Block) int32 {
-	qs := b.Qs()
 	var sumi int32
 	for j := 0; j < 2; j++ {
-		o := 4*iqs + 2*j
-		q := int32(int16(uint16(qs[o]) | uint16(qs[o+1])<<8))
-		n0 := sim.BytePerm(0x11100100, 0x11100100, q>>0)
-		n1 := sim.BytePerm(0x11100100, 0x11100100, q>>2)
-		s0 := sim.BytePerm(0x01FF, 0x01FF, n0>>0)
-		s1 := sim.BytePerm(0x01FF, 0x01FF, n1>>0)
-		s2 := sim.BytePerm(0x01FF, 0x01FF, n0>>16)
-		s3 := sim.BytePerm(0x01FF, 0x01FF, n1>>16)
-		v0 := sim.BytePerm(s0, s1, 0x5410)
-		v1 := sim.BytePerm(s0, s1, 0x7632)
-		v2 := sim.BytePerm(s2, s3, 0x5410)
-		v3 := sim.BytePerm(s2, s3, 0x7632)
-		sumi = sim.Dp4a(v0, y.Int(4*j+0), sumi)
-		sumi = sim.Dp4a(v1, y.Int(4*j+1), sumi)
-		sumi = sim.Dp4a(v2, y.Int(4*j+2), sumi)
-		sumi = sim.Dp4a(v3, y.Int(4*j+3), sumi)
+		for k, v := range q1_0Words(b, iqs, j) {
+			sumi = sim.Dp4a(v, y.Int(4*j+k), sumi)
+		}
 	}
 	return sumi
+}
+
+// q1_0Words is the __byte_perm unpacking of int16 qs word j of chunk iqs into four
+// int8x4 words of ±1 (values 32·iqs+16j .. +15).
+func q1_0Words(b quant.BlockQ1_0, iqs, j int) [4]int32 {
+	qs := b.Qs()
+	o := 4*iqs + 2*j
+	q := int32(int16(uint16(qs[o]) | uint16(qs[o+1])<<8))
+	n0 := sim.BytePerm(0x11100100, 0x11100100, q>>0)
+	n1 := sim.BytePerm(0x11100100, 0x11100100, q>>2)
+	s0 := sim.BytePerm(0x01FF, 0x01FF, n0>>0)
+	s1 := sim.BytePerm(0x01FF, 0x01FF, n1>>0)
+	s2 := sim.BytePerm(0x01FF, 0x01FF, n0>>16)
+	s3 := sim.BytePerm(0x01FF, 0x01FF, n1>>16)
+	return [4]int32{sim.BytePerm(s0, s1, 0x5410), sim.BytePerm(s0, s1, 0x7632), sim.BytePerm(s2, s3, 0x5410), sim.BytePerm(s2, s3, 0x7632)}
 }
 
 // vecDotQ1_0 is vec_dot_q1_0_q8_1 plus the accumulation (`return d1 * d8 * sumi;`):
@@ -109,21 +110,24 @@ func vecDotQ1_0(tmp float32, xrow []byte, kbx, iqs int, y []q8.Block) float32 {
 // __byte_perm into two int8x4 words of c-1 (in -1..2), dotted with ints 2j and 2j+1 of
 // y[iqs].
 func q2_0Sumi(b quant.BlockQ2_0, iqs int, y *q8.Block) int32 {
-	qs := b.Qs()
 	var sumi int32
 	for j := 0; j < 4; j++ {
-		o := 8*iqs + 2*j
-		q := int32(int16(uint16(qs[o]) | uint16(qs[o+1])<<8))
-		u := y.Int(2*j + 0)
-		v := y.Int(2*j + 1)
-		qe := sim.BytePerm(0x020100FF, 0x020100FF, q>>0)
-		qo := sim.BytePerm(0x020100FF, 0x020100FF, q>>2)
-		qx := sim.BytePerm(qe, qo, 0x5140)
-		qy := sim.BytePerm(qe, qo, 0x7362)
-		sumi = sim.Dp4a(u, qx, sumi)
-		sumi = sim.Dp4a(v, qy, sumi)
+		qx, qy := q2_0Words(b, iqs, j)
+		sumi = sim.Dp4a(y.Int(2*j+0), qx, sumi)
+		sumi = sim.Dp4a(y.Int(2*j+1), qy, sumi)
 	}
 	return sumi
+}
+
+// q2_0Words is the __byte_perm unpacking of int16 qs word j of chunk iqs into two int8x4
+// words of code-1 (values 32·iqs+8j .. +7).
+func q2_0Words(b quant.BlockQ2_0, iqs, j int) (qx, qy int32) {
+	qs := b.Qs()
+	o := 8*iqs + 2*j
+	q := int32(int16(uint16(qs[o]) | uint16(qs[o+1])<<8))
+	qe := sim.BytePerm(0x020100FF, 0x020100FF, q>>0)
+	qo := sim.BytePerm(0x020100FF, 0x020100FF, q>>2)
+	return sim.BytePerm(qe, qo, 0x5140), sim.BytePerm(qe, qo, 0x7362)
 }
 
 // vecDotQ2_0 is vec_dot_q2_0_q8_1 plus the accumulation (`return d2 * d8 * sumi;`):
