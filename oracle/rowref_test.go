@@ -163,27 +163,11 @@ func TestMulMatIDRefOnTokensSame(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, toks := range []int{1, 3} {
-				got := &oracle.Reference{}
-				next := 0
-				err := oracle.MulMatIDRefOnTokens(h200, typ, a, c.K, c.N, c.E, b, c.B1, c.T, ids, c.U, toks, func(t0, t1 int, ref *oracle.Reference) error {
-					if t0 != next || t1 <= t0 || t1-t0 > toks || len(ref.Value) != (t1-t0)*c.U*c.N {
-						t.Fatalf("block [%d, %d) of %d values after token %d", t0, t1, len(ref.Value), next)
-					}
-					next = t1
-					got.Value = append(got.Value, ref.Value...)
-					got.Bound = append(got.Bound, ref.Bound...)
-					if ref.Center != nil {
-						got.Center = append(got.Center, ref.Center...)
-					}
-					return nil
-				})
-				if err != nil {
+				j := &blockJoin{t: t, per: toks, stride: c.U * c.N}
+				if err := oracle.MulMatIDRefOnTokens(h200, typ, a, c.K, c.N, c.E, b, c.B1, c.T, ids, c.U, toks, j.add); err != nil {
 					t.Fatal(err)
 				}
-				if next != c.T {
-					t.Fatalf("blocks ended at token %d of %d", next, c.T)
-				}
-				sameRef(t, fmt.Sprintf("%v MulMatIDRefOnTokens by %d tokens", typ, toks), got, want)
+				sameRef(t, fmt.Sprintf("%v MulMatIDRefOnTokens by %d tokens", typ, toks), j.done(c.T), want)
 			}
 		}
 	}
@@ -220,30 +204,45 @@ func TestMulMatRefOnColsSame(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, cols := range []int{1, 4, c.M, c.M + 3} {
-			got := &oracle.Reference{}
-			next := 0
-			err := oracle.MulMatRefOnCols(h200, c.typ, a, c.K, c.N, b, c.M, cols, func(j0, j1 int, ref *oracle.Reference) error {
-				if j0 != next || j1 <= j0 || j1-j0 > cols || len(ref.Value) != (j1-j0)*c.N {
-					t.Fatalf("block [%d, %d) of %d values after column %d, %d columns per block", j0, j1, len(ref.Value), next, cols)
-				}
-				next = j1
-				got.Value = append(got.Value, ref.Value...)
-				got.Bound = append(got.Bound, ref.Bound...)
-				if ref.Center != nil {
-					got.Center = append(got.Center, ref.Center...)
-				}
-				return nil
-			})
-			if err != nil {
+			j := &blockJoin{t: t, per: cols, stride: c.N}
+			if err := oracle.MulMatRefOnCols(h200, c.typ, a, c.K, c.N, b, c.M, cols, j.add); err != nil {
 				t.Fatal(err)
 			}
-			if next != c.M {
-				t.Fatalf("blocks ended at column %d of %d", next, c.M)
-			}
-			sameRef(t, fmt.Sprintf("%v K=%d N=%d M=%d (%s) by %d columns", c.typ, c.K, c.N, c.M, oracle.KernelPath(h200, c.typ, c.K, c.N, c.M), cols), got, want)
+			sameRef(t, fmt.Sprintf("%v K=%d N=%d M=%d (%s) by %d columns", c.typ, c.K, c.N, c.M, oracle.KernelPath(h200, c.typ, c.K, c.N, c.M), cols), j.done(c.M), want)
 		}
 	}
 	if err := oracle.MulMatRefOnCols(h200, quant.Q4_0, make([]byte, 18), 32, 1, make([]float32, 32), 1, 0, nil); err == nil {
 		t.Error("0 columns per block: no error")
 	}
+}
+
+// blockJoin joins the blocks a blockwise reference (MulMatRefOnCols, MulMatIDRefOnTokens)
+// hands to its callback, checking that they come in order, at most per units (columns
+// or tokens) of stride values each.
+type blockJoin struct {
+	t           *testing.T
+	per, stride int
+	next        int
+	got         oracle.Reference
+}
+
+func (j *blockJoin) add(i0, i1 int, ref *oracle.Reference) error {
+	if i0 != j.next || i1 <= i0 || i1-i0 > j.per || len(ref.Value) != (i1-i0)*j.stride {
+		j.t.Fatalf("block [%d, %d) of %d values after unit %d, %d units per block", i0, i1, len(ref.Value), j.next, j.per)
+	}
+	j.next = i1
+	j.got.Value = append(j.got.Value, ref.Value...)
+	j.got.Bound = append(j.got.Bound, ref.Bound...)
+	if ref.Center != nil {
+		j.got.Center = append(j.got.Center, ref.Center...)
+	}
+	return nil
+}
+
+// done checks that the blocks covered all total units and returns their join.
+func (j *blockJoin) done(total int) *oracle.Reference {
+	if j.next != total {
+		j.t.Fatalf("blocks ended at unit %d of %d", j.next, total)
+	}
+	return &j.got
 }
