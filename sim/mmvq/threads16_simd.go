@@ -51,11 +51,9 @@ func q4KT16Cols(nblocks int) func(y []q8.Block, t []q4KT16Col) ([]q4KT16Col, boo
 			for i := range 2 {
 				e := &t[2*kbx+i]
 				for l := range 16 {
-					b := &y[kbx*8+2*(l/4)+i]
-					ok = ok && finiteHalf(b.D)
-					e.u0[l], e.u1[l] = b.Int(l%4), b.Int(l%4+4)
-					e.d8[l] = sim.H2F(b.D)
-					e.bs[l] = bsum(e.u0[l]) + bsum(e.u1[l])
+					var fin bool
+					e.u0[l], e.u1[l], e.bs[l], e.d8[l], fin = q4KLane(y, kbx, i, l)
+					ok = ok && fin
 				}
 			}
 		}

@@ -137,6 +137,15 @@ func grow[E any](t []E, n int) []E {
 // finiteHalf reports whether h is neither Inf nor NaN.
 func finiteHalf(h f16.Half) bool { return h&0x7c00 != 0x7c00 }
 
+// q4KLane is what thread t (0..15) of x block kbx reads of a column for step i of
+// vec_dot_q4_K_q8_1: block y[kbx·8 + bq8 + i] (bq8 = 2(t/4))'s ints t%4 and t%4+4, the
+// sum of their eight values, h2f(d8), and whether d8 is finite.
+func q4KLane(y []q8.Block, kbx, i, t int) (u0, u1, bs int32, d8 float32, finite bool) {
+	b := &y[kbx*8+2*(t/4)+i]
+	u0, u1 = b.Int(t%4), b.Int(t%4+4)
+	return u0, u1, bsum(u0) + bsum(u1), sim.H2F(b.D), finiteHalf(b.D)
+}
+
 // q4KTCols builds a column's Q4_K lane table for nblocks x blocks (8 q8_1 blocks each);
 // it accepts a column whose d8 are all finite.
 func q4KTCols(nblocks int) func(y []q8.Block, t []q4KTCol) ([]q4KTCol, bool) {
@@ -148,11 +157,9 @@ func q4KTCols(nblocks int) func(y []q8.Block, t []q4KTCol) ([]q4KTCol, bool) {
 				for i := range 2 {
 					e := &t[(kbx*2+G)*2+i]
 					for l := range 8 {
-						b := &y[kbx*8+4*G+2*(l/4)+i]
-						ok = ok && finiteHalf(b.D)
-						e.u0[l], e.u1[l] = b.Int(l%4), b.Int(l%4+4)
-						e.d8[l] = sim.H2F(b.D)
-						e.bs[l] = bsum(e.u0[l]) + bsum(e.u1[l])
+						var fin bool
+						e.u0[l], e.u1[l], e.bs[l], e.d8[l], fin = q4KLane(y, kbx, i, 8*G+l)
+						ok = ok && fin
 					}
 				}
 			}
